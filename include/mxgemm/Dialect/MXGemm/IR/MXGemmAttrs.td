@@ -1,0 +1,142 @@
+//===- MXGemmAttrs.td - mxgemm enums and attributes --------*- tablegen -*-===//
+//
+// The tuning configuration (DESIGN.md section 3) and the enums it is built
+// from. Every enum's keyword is what appears in the IR and in the tuning
+// database, so renaming one is a format change.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_DIALECT_MXGEMM_IR_MXGEMMATTRS_TD
+#define MXGEMM_DIALECT_MXGEMM_IR_MXGEMMATTRS_TD
+
+include "mxgemm/Dialect/MXGemm/IR/MXGemmDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def MXGemm_MfmaShape : I32EnumAttr<"MfmaShape",
+    "gfx950 scaled MFMA instruction shape (M x N x K per instruction)", [
+      I32EnumAttrCase<"M32N32K64", 0, "m32n32k64">,
+      I32EnumAttrCase<"M16N16K128", 1, "m16n16k128">]> {
+  let cppNamespace = "::mlir::mxgemm";
+  let genSpecializedAttr = 0;
+}
+
+def MXGemm_Staging : I32EnumAttr<"Staging",
+    "how one GEMM operand travels from global memory to the MFMA registers", [
+      // Each lane loads its MFMA operand bytes from the natural row-major
+      // layout; no LDS. The simple, always-correct path.
+      I32EnumAttrCase<"Direct", 0, "direct">,
+      // Global -> LDS with global_load_lds_dwordx4 (no VGPR round trip).
+      I32EnumAttrCase<"LdsAsync", 1, "lds_async">,
+      // Global -> VGPR -> LDS.
+      I32EnumAttrCase<"LdsSync", 2, "lds_sync">,
+      // Operand pre-packed in MFMA-native panels, loaded straight to VGPRs.
+      I32EnumAttrCase<"PackedRegisters", 3, "packed_registers">]> {
+  let cppNamespace = "::mlir::mxgemm";
+  let genSpecializedAttr = 0;
+}
+
+def MXGemm_LdsLayout : I32EnumAttr<"LdsLayout",
+    "layout of LDS-staged operand tiles", [
+      I32EnumAttrCase<"Plain", 0, "plain">,
+      I32EnumAttrCase<"Padded", 1, "padded">,
+      I32EnumAttrCase<"Xor", 2, "xor">]> {
+  let cppNamespace = "::mlir::mxgemm";
+  let genSpecializedAttr = 0;
+}
+
+def MXGemm_Schedule : I32EnumAttr<"Schedule",
+    "instruction-order variant of the K loop body", [
+      // Leave the order to the LLVM scheduler.
+      I32EnumAttrCase<"Default", 0, "default">,
+      // Interleave loads with the MFMA chain via sched-group barriers.
+      I32EnumAttrCase<"Interleave", 1, "interleave">]> {
+  let cppNamespace = "::mlir::mxgemm";
+  let genSpecializedAttr = 0;
+}
+
+def MXGemm_WeightScaleGranularity : I32EnumAttr<"WeightScaleGranularity",
+    "granularity of the E8M0 weight scales (DESIGN.md section 1)", [
+      // OCP MX: one scale per weight row and 32 K-elements, [N, K/32].
+      I32EnumAttrCase<"PerRow", 0, "per_row">,
+      // DeepSeek-V4 checkpoints: one scale per 32x32 block, [ceil(N/32), K/32].
+      I32EnumAttrCase<"Block32x32", 1, "block32x32">]> {
+  let cppNamespace = "::mlir::mxgemm";
+  let genSpecializedAttr = 0;
+}
+
+def MXGemm_WeightScaleGranularityAttr
+    : EnumAttr<MXGemm_Dialect, MXGemm_WeightScaleGranularity, "w_scale"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// #mxgemm.config
+//===----------------------------------------------------------------------===//
+
+def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
+  let mnemonic = "config";
+  let summary = "tuning configuration of one mxgemm kernel";
+  let description = [{
+    Everything the passes need to build one kernel, explicit and verified
+    against the gfx950 limits (DESIGN.md section 3). Fields may appear in any
+    order; fields left out take the default shown in brackets, and the printer
+    omits fields equal to their default.
+
+    | field | meaning |
+    |---|---|
+    | `tile_m`, `tile_n`, `tile_k` | workgroup tile of the logical program [128, 128, 128] |
+    | `waves_m`, `waves_n` | wave arrangement; each wave owns a `tile_m/split/waves_m x tile_n/waves_n` sub-tile [2, 2] |
+    | `mfma` | `m32n32k64` or `m16n16k128` (`v_mfma_scale_f32_32x32x64_f8f6f4` / `16x16x128`) [m32n32k64] |
+    | `group_m`, `group_n` | program-id -> tile grouping: groups of `group_m x group_n` tiles; `group_n = 0` spans all N tiles (classic 1-D GROUP_M); `1 x 0` is row-major order [1, 0] |
+    | `xcd_remap` | remap program ids so that neighbours share an XCD's L2 (gfx950 dispatches round-robin over 8 XCDs) [false] |
+    | `stage_x`, `stage_w` | operand staging: `direct`, `lds_async`, `lds_sync`, `packed_registers` [direct] |
+    | `stages` | software-pipeline depth of the K loop, 1..4 (2 = double buffering) [1] |
+    | `lds_layout` | `plain`, `padded` or `xor` (bank-conflict avoidance) [plain] |
+    | `split` | independent programs per logical tile along M [1] |
+    | `waves_per_eu` | occupancy hint, 0 = none [0] |
+    | `schedule` | `default` or `interleave` [default] |
+
+    Example (the `wq_b` plan of the case table):
+
+    ```mlir
+    #mxgemm.config<tile_m = 128, tile_n = 256, tile_k = 128, waves_m = 1,
+                   waves_n = 4, mfma = m32n32k64, stage_x = lds_async,
+                   stage_w = packed_registers, stages = 2, split = 2>
+    ```
+  }];
+  let parameters = (ins
+    "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK,
+    "int64_t":$wavesM, "int64_t":$wavesN,
+    "::mlir::mxgemm::MfmaShape":$mfma,
+    "int64_t":$groupM, "int64_t":$groupN, "bool":$xcdRemap,
+    "::mlir::mxgemm::Staging":$stageX, "::mlir::mxgemm::Staging":$stageW,
+    "int64_t":$stages, "::mlir::mxgemm::LdsLayout":$ldsLayout,
+    "int64_t":$split, "int64_t":$wavesPerEU,
+    "::mlir::mxgemm::Schedule":$schedule);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// A config with every field at its default.
+    static ConfigAttr getDefault(::mlir::MLIRContext *ctx);
+    /// MFMA instruction extents.
+    int64_t getMfmaM() const;
+    int64_t getMfmaN() const { return getMfmaM(); }
+    int64_t getMfmaK() const;
+    /// Rows of the output computed by one program (`tile_m / split`).
+    int64_t getProgramTileM() const { return getTileM() / getSplit(); }
+    /// Waves per workgroup and threads per workgroup (wave64).
+    int64_t getNumWaves() const { return getWavesM() * getWavesN(); }
+    int64_t getWorkgroupSize() const { return 64 * getNumWaves(); }
+    /// Bytes of LDS the kernel allocates for this config.
+    int64_t getLdsBytes() const;
+    /// FP32 accumulator registers per lane of one wave.
+    int64_t getAccumulatorRegsPerLane() const;
+  }];
+}
+
+#endif // MXGEMM_DIALECT_MXGEMM_IR_MXGEMMATTRS_TD

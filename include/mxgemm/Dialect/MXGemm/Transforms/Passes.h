@@ -1,0 +1,22 @@
+//===- Passes.h - mxgemm transformation passes --------------------*- C++
+//-*-===//
+//
+// Declarations of the mxgemm passes (generated from Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_H
+#define MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+#include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
+
+namespace mlir::mxgemm {
+#define GEN_PASS_DECL
+#include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
+} // namespace mlir::mxgemm
+
+#endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_H

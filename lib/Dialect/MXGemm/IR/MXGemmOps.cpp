@@ -1,0 +1,81 @@
+//===- MXGemmOps.cpp - mxgemm op verifiers
+//-----------------------------------===//
+//
+// Shape and type rules of the problem-level GEMM (DESIGN.md section 1) and
+// of the mid-level ops the passes lower through.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
+#include "mxgemm/Support/GFX950.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::mxgemm;
+
+/// Two extents agree if either is dynamic or they are equal.
+static bool compatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+static std::string dimStr(int64_t d) {
+  return ShapedType::isDynamic(d) ? "?" : std::to_string(d);
+}
+
+LogicalResult ScaledMatmulOp::verify() {
+  MemRefType xTy = getX().getType(), xsTy = getXScales().getType();
+  MemRefType wTy = getW().getType(), wsTy = getWScales().getType();
+  MemRefType yTy = getY().getType();
+  int64_t n = wTy.getDimSize(0), k = wTy.getDimSize(1);
+  if (ShapedType::isDynamic(n) || ShapedType::isDynamic(k))
+    return emitOpError("requires static N and K in the weight type, got ")
+           << wTy;
+  if (xTy.getDimSize(1) != k)
+    return emitOpError("X has K = ")
+           << dimStr(xTy.getDimSize(1)) << " but W has K = " << k;
+  if (k % ::mxgemm::gfx950::kScaleBlock != 0)
+    return emitOpError("K (") << k
+                              << ") must be a multiple of 32, the MX "
+                                 "scale block";
+  int64_t kBlocks = k / ::mxgemm::gfx950::kScaleBlock;
+  int64_t m = xTy.getDimSize(0);
+  if (!compatible(xsTy.getDimSize(0), m) || xsTy.getDimSize(1) != kBlocks)
+    return emitOpError("X scales must have shape [M, K/32] = [")
+           << dimStr(m) << ", " << kBlocks << "], got " << xsTy;
+  int64_t wsRows = getWScale() == WeightScaleGranularity::PerRow
+                       ? n
+                       : (n + ::mxgemm::gfx950::kScaleBlock - 1) /
+                             ::mxgemm::gfx950::kScaleBlock;
+  if (wsTy.getDimSize(0) != wsRows || wsTy.getDimSize(1) != kBlocks)
+    return emitOpError("W scales with granularity ")
+           << stringifyWeightScaleGranularity(getWScale())
+           << " must have shape [" << wsRows << ", " << kBlocks << "], got "
+           << wsTy;
+  if (!compatible(yTy.getDimSize(0), m) || yTy.getDimSize(1) != n)
+    return emitOpError("Y must have shape [M, N] = [")
+           << dimStr(m) << ", " << n << "], got " << yTy;
+  for (auto [name, ty] : {std::pair<StringRef, MemRefType>{"X", xTy},
+                          {"X scales", xsTy},
+                          {"W", wTy},
+                          {"W scales", wsTy},
+                          {"Y", yTy}}) {
+    if (!ty.getLayout().isIdentity())
+      return emitOpError() << name
+                           << " must be contiguous row-major (identity "
+                              "layout), got "
+                           << ty;
+  }
+  ConfigAttr config = getConfig();
+  if (n % config.getTileN() != 0)
+    return emitOpError("N (") << n << ") must be a multiple of tile_n ("
+                              << config.getTileN() << ")";
+  if (k % config.getTileK() != 0)
+    return emitOpError("K (") << k << ") must be a multiple of tile_k ("
+                              << config.getTileK() << ")";
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "mxgemm/Dialect/MXGemm/IR/MXGemmOps.cpp.inc"

@@ -1,0 +1,287 @@
+// RUN: mxgemm-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier rule of #mxgemm.config and mxgemm.scaled_matmul.
+
+// expected-error @+1 {{unknown config field 'tile_q'}}
+#c = #mxgemm.config<tile_q = 4>
+
+// -----
+
+// expected-error @+1 {{config field 'stages' given twice}}
+#c = #mxgemm.config<stages = 1, stages = 2>
+
+// -----
+
+// expected-error @+1 {{invalid value 'm8n8k8' for config field 'mfma'}}
+#c = #mxgemm.config<mfma = m8n8k8>
+
+// -----
+
+// expected-error @+1 {{invalid value 'lds' for config field 'stage_x'}}
+#c = #mxgemm.config<stage_x = lds>
+
+// -----
+
+// expected-error @+1 {{config field 'xcd_remap' expects true or false, got 'yes'}}
+#c = #mxgemm.config<xcd_remap = yes>
+
+// -----
+
+// expected-error @+1 {{tile sizes must be positive, got tile_m = 0, tile_n = 128, tile_k = 128}}
+#c = #mxgemm.config<tile_m = 0>
+
+// -----
+
+// expected-error @+1 {{waves_m and waves_n must be positive, got 0 x 2}}
+#c = #mxgemm.config<waves_m = 0>
+
+// -----
+
+// expected-error @+1 {{waves_m * waves_n = 32 exceeds the 16 waves (1024 threads) of a gfx950 workgroup}}
+#c = #mxgemm.config<tile_m = 256, tile_n = 256, waves_m = 4, waves_n = 8>
+
+// -----
+
+// expected-error @+1 {{split (3) must be positive and divide tile_m (128)}}
+#c = #mxgemm.config<split = 3>
+
+// -----
+
+// expected-error @+1 {{tile_m / split (64) must be a multiple of waves_m * MFMA M (4 * 32)}}
+#c = #mxgemm.config<waves_m = 4, split = 2>
+
+// -----
+
+// expected-error @+1 {{tile_n (96) must be a multiple of waves_n * MFMA N (2 * 32)}}
+#c = #mxgemm.config<tile_n = 96>
+
+// -----
+
+// expected-error @+1 {{tile_k (64) must be a multiple of the MFMA K (128)}}
+#c = #mxgemm.config<tile_k = 64, mfma = m16n16k128>
+
+// -----
+
+// expected-error @+1 {{group_m must be positive and group_n non-negative, got 0 x 0}}
+#c = #mxgemm.config<group_m = 0>
+
+// -----
+
+// expected-error @+1 {{stages must be in 1..4, got 5}}
+#c = #mxgemm.config<stages = 5, stage_x = lds_async>
+
+// -----
+
+// expected-error @+1 {{stages = 2 pipelines LDS buffers, but neither operand is staged through LDS}}
+#c = #mxgemm.config<stages = 2>
+
+// -----
+
+// expected-error @+1 {{waves_per_eu must be in 0..8, got 9}}
+#c = #mxgemm.config<waves_per_eu = 9>
+
+// -----
+
+// expected-error @+1 {{each wave's accumulator tile needs 512 registers per lane; more than half of the 512 gfx950 VGPRs+AGPRs would spill}}
+#c = #mxgemm.config<tile_m = 256, tile_n = 256, waves_m = 1, waves_n = 2>
+
+// -----
+
+// expected-error @+1 {{config needs 196608 bytes of LDS, more than the 163840 a gfx950 workgroup can allocate}}
+#c = #mxgemm.config<tile_m = 128, tile_n = 256, tile_k = 256, stage_x = lds_async, stage_w = lds_async, stages = 2, waves_n = 4>
+
+// -----
+
+func.func @x_element_type(%x: memref<?x64xi8>, %xs: memref<?x2xf8E8M0FNU>,
+                          %w: memref<64x64xf8E4M3FN>, %ws: memref<64x2xf8E8M0FNU>,
+                          %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{operand #0 must be 2D memref of f8E4M3FN type or f8E5M2 type values}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x64xi8>, memref<?x2xf8E8M0FNU>, memref<64x64xf8E4M3FN>,
+        memref<64x2xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @scale_element_type(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xi8>,
+                              %w: memref<64x64xf8E4M3FN>, %ws: memref<64x2xf8E8M0FNU>,
+                              %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{operand #1 must be 2D memref of f8E8M0FNU type values}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x64xf8E4M3FN>, memref<?x2xi8>, memref<64x64xf8E4M3FN>,
+        memref<64x2xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @out_element_type(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
+                            %w: memref<64x64xf8E4M3FN>, %ws: memref<64x2xf8E8M0FNU>,
+                            %y: memref<?x64xf16>) {
+  // expected-error @+1 {{operand #4 must be 2D memref of bfloat16 type or 32-bit float values}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x64xf8E4M3FN>, memref<?x2xf8E8M0FNU>, memref<64x64xf8E4M3FN>,
+        memref<64x2xf8E8M0FNU> into memref<?x64xf16>
+  return
+}
+
+// -----
+
+func.func @dynamic_n(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
+                     %w: memref<?x64xf8E4M3FN>, %ws: memref<?x2xf8E8M0FNU>,
+                     %y: memref<?x?xbf16>) {
+  // expected-error @+1 {{requires static N and K in the weight type, got 'memref<?x64xf8E4M3FN>'}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x64xf8E4M3FN>, memref<?x2xf8E8M0FNU>, memref<?x64xf8E4M3FN>,
+        memref<?x2xf8E8M0FNU> into memref<?x?xbf16>
+  return
+}
+
+// -----
+
+func.func @k_mismatch(%x: memref<?x128xf8E4M3FN>, %xs: memref<?x4xf8E8M0FNU>,
+                      %w: memref<64x64xf8E4M3FN>, %ws: memref<64x2xf8E8M0FNU>,
+                      %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{X has K = 128 but W has K = 64}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x128xf8E4M3FN>, memref<?x4xf8E8M0FNU>, memref<64x64xf8E4M3FN>,
+        memref<64x2xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @k_not_block_multiple(%x: memref<?x48xf8E4M3FN>, %xs: memref<?x1xf8E8M0FNU>,
+                                %w: memref<64x48xf8E4M3FN>, %ws: memref<64x1xf8E8M0FNU>,
+                                %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{K (48) must be a multiple of 32, the MX scale block}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x48xf8E4M3FN>, memref<?x1xf8E8M0FNU>, memref<64x48xf8E4M3FN>,
+        memref<64x1xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @x_scales_shape(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x4xf8E8M0FNU>,
+                          %w: memref<64x64xf8E4M3FN>, %ws: memref<64x2xf8E8M0FNU>,
+                          %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{X scales must have shape [M, K/32] = [?, 2], got 'memref<?x4xf8E8M0FNU>'}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x64xf8E4M3FN>, memref<?x4xf8E8M0FNU>, memref<64x64xf8E4M3FN>,
+        memref<64x2xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @w_scales_per_row(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
+                            %w: memref<64x64xf8E4M3FN>, %ws: memref<2x2xf8E8M0FNU>,
+                            %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{W scales with granularity per_row must have shape [64, 2], got 'memref<2x2xf8E8M0FNU>'}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x64xf8E4M3FN>, memref<?x2xf8E8M0FNU>, memref<64x64xf8E4M3FN>,
+        memref<2x2xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @w_scales_block(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
+                          %w: memref<64x64xf8E4M3FN>, %ws: memref<64x2xf8E8M0FNU>,
+                          %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{W scales with granularity block32x32 must have shape [2, 2], got 'memref<64x2xf8E8M0FNU>'}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x64xf8E4M3FN>, memref<?x2xf8E8M0FNU>, memref<64x64xf8E4M3FN>,
+        memref<64x2xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @y_shape(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
+                   %w: memref<64x64xf8E4M3FN>, %ws: memref<64x2xf8E8M0FNU>,
+                   %y: memref<?x32xbf16>) {
+  // expected-error @+1 {{Y must have shape [M, N] = [?, 64], got 'memref<?x32xbf16>'}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x64xf8E4M3FN>, memref<?x2xf8E8M0FNU>, memref<64x64xf8E4M3FN>,
+        memref<64x2xf8E8M0FNU> into memref<?x32xbf16>
+  return
+}
+
+// -----
+
+func.func @m_mismatch(%x: memref<8x64xf8E4M3FN>, %xs: memref<8x2xf8E8M0FNU>,
+                      %w: memref<64x64xf8E4M3FN>, %ws: memref<64x2xf8E8M0FNU>,
+                      %y: memref<4x64xbf16>) {
+  // expected-error @+1 {{Y must have shape [M, N] = [8, 64], got 'memref<4x64xbf16>'}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<8x64xf8E4M3FN>, memref<8x2xf8E8M0FNU>, memref<64x64xf8E4M3FN>,
+        memref<64x2xf8E8M0FNU> into memref<4x64xbf16>
+  return
+}
+
+// -----
+
+func.func @strided(%x: memref<?x64xf8E4M3FN, strided<[128, 1]>>, %xs: memref<?x2xf8E8M0FNU>,
+                   %w: memref<64x64xf8E4M3FN>, %ws: memref<64x2xf8E8M0FNU>,
+                   %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{X must be contiguous row-major (identity layout), got 'memref<?x64xf8E4M3FN, strided<[128, 1]>>'}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x64xf8E4M3FN, strided<[128, 1]>>, memref<?x2xf8E8M0FNU>, memref<64x64xf8E4M3FN>,
+        memref<64x2xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @n_not_tile_multiple(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
+                               %w: memref<96x64xf8E4M3FN>, %ws: memref<3x2xf8E8M0FNU>,
+                               %y: memref<?x96xbf16>) {
+  // expected-error @+1 {{N (96) must be a multiple of tile_n (64)}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x64xf8E4M3FN>, memref<?x2xf8E8M0FNU>, memref<96x64xf8E4M3FN>,
+        memref<3x2xf8E8M0FNU> into memref<?x96xbf16>
+  return
+}
+
+// -----
+
+func.func @k_not_tile_multiple(%x: memref<?x192xf8E4M3FN>, %xs: memref<?x6xf8E8M0FNU>,
+                               %w: memref<64x192xf8E4M3FN>, %ws: memref<64x6xf8E8M0FNU>,
+                               %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{K (192) must be a multiple of tile_k (128)}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 128>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x192xf8E4M3FN>, memref<?x6xf8E8M0FNU>, memref<64x192xf8E4M3FN>,
+        memref<64x6xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
