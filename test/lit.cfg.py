@@ -20,6 +20,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.mxgemm_tools_dir, config.llvm_tools_dir]
-tools = ["mxgemm-opt", "FileCheck", "not", "count", "llvm-objdump", "llvm-mc",
+tools = ["mxgemm-opt", "mxgemm-compile", "mxgemm-emu", "FileCheck", "not", "count",
+         "llvm-objdump", "llvm-mc", "ld.lld",
          "llvm-readelf"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
