@@ -1,0 +1,113 @@
+//===- Emulator.h - launching gfx950 kernels on the CPU -------*- C++ -*-===//
+//
+// The launch API of the gfx950 emulator: run a kernel of a loaded code object
+// over a grid of wave64 workgroups with the hardware's initial register state,
+// on a small thread pool, with the correctness checkers of DESIGN.md section 6
+// (out-of-bounds, unwaited loads, LDS races, uninitialised data reaching a
+// store) and per-launch statistics. Timing is not modelled.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_EMULATOR_EMULATOR_H
+#define MXGEMM_EMULATOR_EMULATOR_H
+
+#include "mxgemm/Emulator/CodeObject.h"
+#include "mxgemm/Emulator/DeviceMemory.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mxgemm::emu {
+
+/// What a checker found. Every finding names where it happened.
+struct Finding {
+  enum Kind {
+    OutOfBounds,       // global/buffer-without-range/LDS access outside memory
+    UnwaitedRead,      // register or LDS read before its load was waited for
+    LdsRace,           // conflicting LDS accesses of two waves, no barrier
+    UninitialisedStore // stored data came from never-written VGPRs
+  };
+  Kind kind;
+  std::string kernel;
+  uint64_t pc = 0; // byte offset in .text
+  std::string instruction;
+  uint32_t workgroup[3] = {0, 0, 0};
+  unsigned wave = 0;
+  int lane = -1;        // -1 if not lane-specific
+  uint64_t address = 0; // device or LDS address when relevant
+  std::string detail;
+};
+llvm::StringRef findingKindName(Finding::Kind kind);
+void printFinding(llvm::raw_ostream &os, const Finding &finding);
+
+struct LaunchStats {
+  /// Dynamic instruction count by MC opcode name.
+  std::map<std::string, uint64_t> instructionMix;
+  uint64_t instructions = 0;
+  uint64_t mfmaCount = 0;
+  uint64_t mfmaMacs = 0;              // multiply-accumulates done by MFMAs
+  uint64_t ldsBankConflictCycles = 0; // extra cycles of ds_read/write_b128
+  uint64_t globalBytesRead = 0, globalBytesWritten = 0;
+  uint64_t ldsBytesRead = 0, ldsBytesWritten = 0;
+  uint64_t globalToLdsBytes = 0;
+  uint64_t fullDrainWaits = 0; // s_waitcnt that wait for every counter = 0
+  uint64_t workgroupsRun = 0;
+  double seconds = 0;
+  void merge(const LaunchStats &other);
+  void print(llvm::raw_ostream &os) const;
+};
+
+struct LaunchConfig {
+  uint32_t grid[3] = {1, 1, 1};      // in workgroups
+  uint32_t workgroup[3] = {0, 0, 0}; // in work-items; 0 = from metadata
+  /// Kernel argument bytes (explicit arguments). Hidden arguments described
+  /// by the metadata (block counts, group sizes, ...) are filled in by the
+  /// emulator when the buffer is shorter than the kernarg segment.
+  std::vector<uint8_t> kernargs;
+  uint32_t dynamicLdsBytes = 0;
+  /// Flat workgroup ids to run (x + y*gx + z*gx*gy); empty = all.
+  std::vector<uint64_t> workgroupsToRun;
+  bool checks = true;
+  unsigned threads = 0; // 0 = hardware concurrency
+  /// Instructions a wave runs before the scheduler switches waves (waves
+  /// also switch at s_barrier and s_waitcnt).
+  unsigned quantum = 64;
+  /// Findings kept in the result (more are counted, not stored).
+  unsigned maxFindings = 64;
+  bool collectStats = true;
+  /// A workgroup that executes more instructions than this is reported as
+  /// hung (an emulated infinite loop must not hang the caller).
+  uint64_t maxInstructionsPerWorkgroup = 1ull << 32;
+};
+
+struct LaunchResult {
+  std::vector<Finding> findings;
+  uint64_t totalFindings = 0;
+  LaunchStats stats;
+};
+
+/// Run `kernel` of `object`. Returns an Error for conditions that stop the
+/// launch (bad configuration, an unsupported instruction operand form found
+/// at run time, a hung workgroup); checker findings are in the result.
+llvm::Expected<LaunchResult> launch(const CodeObject &object,
+                                    const KernelInfo &kernel,
+                                    const LaunchConfig &config,
+                                    DeviceMemory &memory);
+
+/// Workgroup ids for sampled runs of an M-tiled grid: `count` ids spread
+/// evenly, always including the first and the last id and every id for which
+/// `isEdge` returns true (edge tiles are where masking bugs live).
+std::vector<uint64_t>
+sampleWorkgroups(uint64_t numWorkgroups, uint64_t count,
+                 const std::function<bool(uint64_t)> &isEdge = nullptr);
+
+} // namespace mxgemm::emu
+
+#endif // MXGEMM_EMULATOR_EMULATOR_H

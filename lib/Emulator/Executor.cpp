@@ -1,0 +1,521 @@
+//===- Executor.cpp - launch, wave scheduling and checkers
+//-----------------===//
+//
+// Runs a kernel: builds the hardware's initial wave state from the kernel
+// descriptor (user SGPRs in descriptor order, workgroup ids, packed workitem
+// ids in v0), interleaves the waves of one workgroup round-robin so that
+// s_barrier and LDS sharing behave, and runs workgroups on a thread pool.
+// The checkers that are independent of the instruction kind live here:
+// before an instruction runs its source registers are checked for pending
+// (unwaited) loads and for initialisation, after it runs its destinations
+// take the new pending/initialised state.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EmulatorImpl.h"
+#include "mxgemm/Emulator/Emulator.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+
+using namespace llvm;
+using namespace mxgemm::emu;
+
+StringRef mxgemm::emu::findingKindName(Finding::Kind kind) {
+  switch (kind) {
+  case Finding::OutOfBounds:
+    return "out-of-bounds";
+  case Finding::UnwaitedRead:
+    return "unwaited-read";
+  case Finding::LdsRace:
+    return "lds-race";
+  case Finding::UninitialisedStore:
+    return "uninitialised-store";
+  }
+  return "unknown";
+}
+
+void mxgemm::emu::printFinding(raw_ostream &os, const Finding &f) {
+  os << "error: " << findingKindName(f.kind) << " in kernel '" << f.kernel
+     << "' at pc .text+0x" << format_hex_no_prefix(f.pc, 1) << " ("
+     << f.instruction << "), workgroup (" << f.workgroup[0] << ","
+     << f.workgroup[1] << "," << f.workgroup[2] << "), wave " << f.wave;
+  if (f.lane >= 0)
+    os << ", lane " << f.lane;
+  if (f.lane >= 0 || f.address)
+    os << ", address 0x" << format_hex_no_prefix(f.address, 1);
+  os << ": " << f.detail << "\n";
+}
+
+void LaunchStats::merge(const LaunchStats &o) {
+  for (auto &e : o.instructionMix)
+    instructionMix[e.first] += e.second;
+  instructions += o.instructions;
+  mfmaCount += o.mfmaCount;
+  mfmaMacs += o.mfmaMacs;
+  ldsBankConflictCycles += o.ldsBankConflictCycles;
+  globalBytesRead += o.globalBytesRead;
+  globalBytesWritten += o.globalBytesWritten;
+  ldsBytesRead += o.ldsBytesRead;
+  ldsBytesWritten += o.ldsBytesWritten;
+  globalToLdsBytes += o.globalToLdsBytes;
+  fullDrainWaits += o.fullDrainWaits;
+  workgroupsRun += o.workgroupsRun;
+}
+
+void LaunchStats::print(raw_ostream &os) const {
+  os << "workgroups run:          " << workgroupsRun << "\n"
+     << "wave instructions:       " << instructions << "\n"
+     << "MFMA instructions:       " << mfmaCount << "\n"
+     << "MFMA MACs:               " << mfmaMacs << "\n"
+     << "global bytes read:       " << globalBytesRead << "\n"
+     << "global bytes written:    " << globalBytesWritten << "\n"
+     << "global->LDS bytes:       " << globalToLdsBytes << "\n"
+     << "LDS bytes read:          " << ldsBytesRead << "\n"
+     << "LDS bytes written:       " << ldsBytesWritten << "\n"
+     << "LDS bank conflict cycles: " << ldsBankConflictCycles << "\n"
+     << "full-drain waits:        " << fullDrainWaits << "\n"
+     << format("emulation time:          %.3f s", seconds);
+  if (seconds > 0 && mfmaMacs)
+    os << format(" (%.3g MFMA MACs/s)", double(mfmaMacs) / seconds);
+  os << "\ninstruction mix:\n";
+  std::vector<std::pair<uint64_t, std::string>> mix;
+  for (auto &e : instructionMix)
+    mix.push_back({e.second, e.first});
+  std::sort(mix.rbegin(), mix.rend());
+  for (auto &e : mix)
+    os << format("  %12llu  ", (unsigned long long)e.first) << e.second << "\n";
+}
+
+void ExecContext::report(Finding::Kind kind, const Wave &w, const Inst &inst,
+                         int lane, uint64_t address, std::string detail) {
+  ++totalFindings;
+  if (findings.size() >= config->maxFindings)
+    return;
+  Finding f;
+  f.kind = kind;
+  f.kernel = kernel->name;
+  f.pc = inst.offset;
+  f.instruction = program->disassembly(&inst - program->insts.data());
+  std::copy(workgroupId, workgroupId + 3, f.workgroup);
+  f.wave = w.id;
+  f.lane = lane;
+  f.address = address;
+  f.detail = std::move(detail);
+  findings.push_back(std::move(f));
+}
+
+Status ExecContext::fail(const Inst &inst, const std::string &message) {
+  std::string s;
+  raw_string_ostream os(s);
+  os << "kernel '" << kernel->name << "' at pc .text+0x"
+     << format_hex_no_prefix(inst.offset, 1) << " ("
+     << program->disassembly(&inst - program->insts.data()) << "): " << message;
+  error = s;
+  return Status::Error;
+}
+
+namespace {
+
+std::string regName(bool vgpr, unsigned r) {
+  if (vgpr)
+    return r >= AgprBase ? "a" + std::to_string(r - AgprBase)
+                         : "v" + std::to_string(r);
+  return "s" + std::to_string(r);
+}
+
+/// Checks before an instruction runs; returns whether all VGPR sources are
+/// initialised (the taint that flows to its destinations).
+bool preCheck(ExecContext &ctx, Wave &w, const Inst &I) {
+  bool defined = true, reported = false;
+  for (const RegRange &r : I.uses) {
+    for (unsigned i = 0; i < r.count; ++i) {
+      unsigned reg = r.first + i;
+      if (r.vgpr) {
+        reg &= VgprFileSize - 1;
+        defined &= w.vDefined[reg] != 0;
+        if (!reported && (w.vPendVm[reg] > w.vmRetired ||
+                          w.vPendLgkm[reg] > w.lgkmRetired)) {
+          bool vm = w.vPendVm[reg] > w.vmRetired;
+          ctx.report(Finding::UnwaitedRead, w, I, -1, 0,
+                     "reads " + regName(true, reg) +
+                         " before the load that writes it was waited for "
+                         "(needs s_waitcnt " +
+                         (vm ? "vmcnt" : "lgkmcnt") + ")");
+          reported = true;
+        }
+      } else if (reg < SgprFileSize && !reported &&
+                 w.sPend[reg] > w.smemRetired) {
+        ctx.report(Finding::UnwaitedRead, w, I, -1, 0,
+                   "reads " + regName(false, reg) +
+                       " before the scalar load that writes it was waited "
+                       "for (needs s_waitcnt lgkmcnt(0))");
+        reported = true;
+      }
+    }
+  }
+  if ((I.flags & FlagStore) && !defined) {
+    std::string regs;
+    for (const RegRange &r : I.uses)
+      for (unsigned i = 0; r.vgpr && i < r.count; ++i)
+        if (!w.vDefined[(r.first + i) & (VgprFileSize - 1)]) {
+          regs = regName(true, r.first + i);
+          break;
+        }
+    ctx.report(Finding::UninitialisedStore, w, I, -1, 0,
+               "stores data derived from never-written register " + regs);
+  }
+  return defined;
+}
+
+void postCheck(Wave &w, const Inst &I, bool defined) {
+  bool load = I.flags & (FlagVmLoad | FlagLgkmLoad | FlagSmemLoad);
+  for (const RegRange &r : I.defs) {
+    for (unsigned i = 0; i < r.count; ++i) {
+      unsigned reg = r.first + i;
+      if (r.vgpr) {
+        reg &= VgprFileSize - 1;
+        w.vDefined[reg] = load || defined;
+        if (I.flags & FlagVmLoad)
+          w.vPendVm[reg] = w.vmIssued;
+        if (I.flags & FlagLgkmLoad)
+          w.vPendLgkm[reg] = w.lgkmIssued;
+      } else if (reg < SgprFileSize) {
+        w.sPend[reg] = (I.flags & FlagSmemLoad) ? w.lgkmIssued : 0;
+      }
+    }
+  }
+}
+
+struct DispatchInfo {
+  uint64_t kernargAddress = 0;
+  uint64_t dispatchPacket = 0;
+  uint32_t wgSize[3] = {1, 1, 1};
+};
+
+void initWave(ExecContext &ctx, Wave &w, unsigned waveId, unsigned threads,
+              const DispatchInfo &d, const std::vector<uint8_t> &kernargs) {
+  const KernelDescriptor &kd = ctx.kernel->descriptor;
+  std::memset(w.s, 0, sizeof(w.s));
+  std::memset(w.vPendVm, 0, sizeof(w.vPendVm));
+  std::memset(w.vPendLgkm, 0, sizeof(w.vPendLgkm));
+  std::memset(w.sPend, 0, sizeof(w.sPend));
+  std::memset(w.vDefined, 0, sizeof(w.vDefined));
+  // Registers start as garbage on hardware; a recognisable pattern makes
+  // uses of uninitialised values visible in outputs too.
+  for (unsigned r = 0; r < VgprFileSize; ++r)
+    std::fill(w.v[r], w.v[r] + WaveSize, 0xdeadbeefu);
+  w.scc = false;
+  w.done = w.atBarrier = false;
+  w.pc = ctx.kernel->entryIndex;
+  w.id = waveId;
+  w.vmIssued = w.vmRetired = w.lgkmIssued = w.lgkmRetired = w.smemRetired = 0;
+  unsigned first = waveId * WaveSize;
+  unsigned active = std::min<unsigned>(WaveSize, threads - first);
+  w.setExec(active == 64 ? ~0ull : ((1ull << active) - 1));
+  // User SGPRs, in the order of AMDGPUUsage "Initial Kernel Execution State".
+  unsigned s = 0;
+  auto put64 = [&](uint64_t x) {
+    w.setSgpr64(s, x);
+    s += 2;
+  };
+  if (kd.hasProperty(0)) // private segment buffer (no scratch modelled)
+    s += 4;
+  if (kd.hasProperty(1))
+    put64(d.dispatchPacket);
+  if (kd.hasProperty(2))
+    put64(0); // queue ptr
+  if (kd.hasProperty(3))
+    put64(d.kernargAddress);
+  if (kd.hasProperty(4))
+    put64(0); // dispatch id
+  if (kd.hasProperty(5))
+    put64(0); // flat scratch init
+  if (kd.hasProperty(6))
+    w.s[s++] = 0; // private segment size
+  for (unsigned i = 0; i < kd.kernargPreloadLength() && s < NumSgprs; ++i) {
+    uint32_t x = 0;
+    size_t off = size_t(kd.kernargPreloadOffset()) * 4 + 4 * i;
+    if (off + 4 <= kernargs.size())
+      std::memcpy(&x, kernargs.data() + off, 4);
+    w.s[s++] = x;
+  }
+  // System SGPRs follow the user SGPRs.
+  s = kd.userSgprCount();
+  for (unsigned dim = 0; dim < 3; ++dim)
+    if (kd.workgroupIdEnabled(dim))
+      w.s[s++] = ctx.workgroupId[dim];
+  if (kd.workgroupInfoEnabled())
+    w.s[s++] = 0;
+  if (kd.privateSegmentWaveOffsetEnabled())
+    w.s[s++] = 0;
+  // gfx90a+ (so gfx950) packs the workitem ids into v0: x | y << 10 | z << 20.
+  unsigned dims = kd.vgprWorkitemIdDims();
+  for (unsigned l = 0; l < WaveSize; ++l) {
+    unsigned t = first + l;
+    unsigned x = t % d.wgSize[0];
+    unsigned y = (t / d.wgSize[0]) % d.wgSize[1];
+    unsigned z = t / (d.wgSize[0] * d.wgSize[1]);
+    w.v[0][l] = x | (dims >= 1 ? y << 10 : 0) | (dims >= 2 ? z << 20 : 0);
+  }
+  w.vDefined[0] = 1;
+}
+
+/// Run one workgroup to completion. False on a launch-stopping error.
+bool runWorkgroup(ExecContext &ctx, uint64_t flatId, const uint32_t grid[3],
+                  const DispatchInfo &d, const std::vector<uint8_t> &kernargs,
+                  unsigned ldsBytes) {
+  ctx.workgroupId[0] = uint32_t(flatId % grid[0]);
+  ctx.workgroupId[1] = uint32_t((flatId / grid[0]) % grid[1]);
+  ctx.workgroupId[2] = uint32_t(flatId / (uint64_t(grid[0]) * grid[1]));
+  unsigned threads = d.wgSize[0] * d.wgSize[1] * d.wgSize[2];
+  unsigned numWaves = (threads + WaveSize - 1) / WaveSize;
+  ctx.lds.assign(ldsBytes, 0);
+  if (ctx.checks)
+    ctx.ldsShadow.assign((ldsBytes + 3) / 4, LdsShadow());
+  ctx.epoch = 1;
+  for (unsigned i = 0; i < numWaves; ++i)
+    initWave(ctx, *ctx.waves[i], i, threads, d, kernargs);
+  const std::vector<Inst> &insts = ctx.program->insts;
+  const unsigned quantum = std::max(1u, ctx.config->quantum);
+  uint64_t executed = 0;
+  while (true) {
+    unsigned running = 0, waiting = 0;
+    for (unsigned i = 0; i < numWaves; ++i) {
+      Wave &w = *ctx.waves[i];
+      if (w.done)
+        continue;
+      if (w.atBarrier) {
+        ++waiting;
+        continue;
+      }
+      ++running;
+      for (unsigned n = 0; n < quantum; ++n) {
+        if (w.pc >= insts.size()) {
+          ctx.error =
+              "kernel '" + ctx.kernel->name + "' ran off the end of .text";
+          return false;
+        }
+        uint32_t index = w.pc++;
+        const Inst &I = insts[index];
+        if (!I.fn) {
+          ctx.fail(I, "instruction is not modelled");
+          return false;
+        }
+        bool defined = ctx.checks ? preCheck(ctx, w, I) : true;
+        Status st = I.fn(ctx, w, I);
+        if (ctx.checks)
+          postCheck(w, I, defined);
+        if (ctx.stats)
+          ++ctx.perInstCount[index];
+        ++executed;
+        if (st == Status::Continue)
+          continue;
+        if (st == Status::Error)
+          return false;
+        break; // Yield, Barrier or End: let the next wave run
+      }
+    }
+    if (executed > ctx.config->maxInstructionsPerWorkgroup) {
+      ctx.error = "kernel '" + ctx.kernel->name + "': workgroup " +
+                  std::to_string(flatId) + " exceeded " +
+                  std::to_string(ctx.config->maxInstructionsPerWorkgroup) +
+                  " instructions (hung?)";
+      return false;
+    }
+    if (running == 0) {
+      if (waiting == 0)
+        break; // every wave ended
+      // Every live wave is at the barrier: release it.
+      for (unsigned i = 0; i < numWaves; ++i)
+        ctx.waves[i]->atBarrier = false;
+      ++ctx.epoch;
+    }
+  }
+  ++ctx.stats_.workgroupsRun;
+  return true;
+}
+
+/// Fill the metadata's hidden arguments the caller did not provide.
+void fillHiddenArgs(const KernelInfo &k, std::vector<uint8_t> &kernargs,
+                    size_t provided, const LaunchConfig &c,
+                    const uint32_t wg[3]) {
+  for (const KernelArgInfo &a : k.args) {
+    if (a.offset < provided || a.offset + a.size > kernargs.size())
+      continue;
+    uint64_t value = 0;
+    StringRef kind = a.valueKind;
+    if (kind.consume_front("hidden_block_count_"))
+      value = c.grid[kind[0] - 'x'];
+    else if (kind.consume_front("hidden_group_size_"))
+      value = wg[kind[0] - 'x'];
+    else if (kind == "hidden_grid_dims")
+      value = c.grid[2] > 1 ? 3 : c.grid[1] > 1 ? 2 : 1;
+    std::memcpy(kernargs.data() + a.offset, &value,
+                std::min<size_t>(a.size, 8));
+  }
+}
+
+} // namespace
+
+Expected<LaunchResult> mxgemm::emu::launch(const CodeObject &object,
+                                           const KernelInfo &kernel,
+                                           const LaunchConfig &config,
+                                           DeviceMemory &memory) {
+  auto start = std::chrono::steady_clock::now();
+  DispatchInfo d;
+  for (unsigned i = 0; i < 3; ++i) {
+    d.wgSize[i] = config.workgroup[i];
+    if (!d.wgSize[i])
+      d.wgSize[i] = kernel.reqdWorkgroupSize[i];
+  }
+  if (!d.wgSize[0]) {
+    d.wgSize[0] =
+        kernel.maxFlatWorkgroupSize ? kernel.maxFlatWorkgroupSize : 256;
+    d.wgSize[1] = d.wgSize[2] = 1;
+  }
+  for (unsigned i = 0; i < 3; ++i)
+    if (!d.wgSize[i])
+      d.wgSize[i] = 1;
+  uint64_t threads = uint64_t(d.wgSize[0]) * d.wgSize[1] * d.wgSize[2];
+  if (threads > 1024)
+    return createStringError(inconvertibleErrorCode(),
+                             "workgroup of " + Twine(threads) +
+                                 " work-items exceeds 1024");
+  if (!config.grid[0] || !config.grid[1] || !config.grid[2])
+    return createStringError(inconvertibleErrorCode(), "empty grid");
+  uint64_t ldsBytes = uint64_t(kernel.descriptor.groupSegmentFixedSize) +
+                      config.dynamicLdsBytes;
+  if (ldsBytes > 163840)
+    return createStringError(inconvertibleErrorCode(),
+                             "LDS request of " + Twine(ldsBytes) +
+                                 " bytes exceeds gfx950's 163840");
+  uint64_t numWorkgroups =
+      uint64_t(config.grid[0]) * config.grid[1] * config.grid[2];
+  std::vector<uint64_t> ids = config.workgroupsToRun;
+  if (ids.empty()) {
+    ids.resize(numWorkgroups);
+    for (uint64_t i = 0; i < numWorkgroups; ++i)
+      ids[i] = i;
+  }
+  for (uint64_t id : ids)
+    if (id >= numWorkgroups)
+      return createStringError(inconvertibleErrorCode(),
+                               "workgroup " + Twine(id) +
+                                   " is outside the grid");
+
+  // Kernarg segment (explicit bytes, then hidden arguments) and the AQL
+  // dispatch packet, both in device memory like on hardware.
+  std::vector<uint8_t> kernargs = config.kernargs;
+  size_t segment = std::max<size_t>({kernargs.size(), kernel.kernargSegmentSize,
+                                     kernel.descriptor.kernargSize});
+  kernargs.resize(segment, 0);
+  fillHiddenArgs(kernel, kernargs, config.kernargs.size(), config, d.wgSize);
+  d.kernargAddress = memory.allocate(std::max<size_t>(segment, 64));
+  d.dispatchPacket = memory.allocate(64);
+  if (!d.kernargAddress || !d.dispatchPacket)
+    return createStringError(inconvertibleErrorCode(),
+                             "out of host memory for the kernarg segment");
+  memory.copyToDevice(d.kernargAddress, kernargs.data(), kernargs.size());
+  {
+    uint8_t packet[64] = {};
+    uint16_t dims = config.grid[2] > 1 ? 3 : config.grid[1] > 1 ? 2 : 1;
+    std::memcpy(packet + 2, &dims, 2);
+    for (unsigned i = 0; i < 3; ++i) {
+      uint16_t wg = uint16_t(d.wgSize[i]);
+      uint32_t gridItems = config.grid[i] * d.wgSize[i];
+      std::memcpy(packet + 4 + 2 * i, &wg, 2);
+      std::memcpy(packet + 12 + 4 * i, &gridItems, 4);
+    }
+    uint32_t group = uint32_t(ldsBytes);
+    std::memcpy(packet + 28, &group, 4);
+    std::memcpy(packet + 40, &d.kernargAddress, 8);
+    memory.copyToDevice(d.dispatchPacket, packet, 64);
+  }
+
+  unsigned numThreads =
+      config.threads ? config.threads : std::thread::hardware_concurrency();
+  numThreads = std::max(1u, std::min<unsigned>(numThreads, ids.size()));
+  unsigned numWaves = unsigned((threads + WaveSize - 1) / WaveSize);
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::vector<ExecContext> contexts(numThreads);
+  auto worker = [&](unsigned t) {
+    ExecContext &ctx = contexts[t];
+    ctx.program = &object.program();
+    ctx.kernel = &kernel;
+    ctx.memory = &memory;
+    ctx.config = &config;
+    ctx.checks = config.checks;
+    ctx.stats = config.collectStats;
+    ctx.perInstCount.assign(ctx.program->insts.size(), 0);
+    std::vector<std::unique_ptr<Wave>> waves;
+    for (unsigned i = 0; i < numWaves; ++i) {
+      waves.push_back(std::make_unique<Wave>());
+      ctx.waves.push_back(waves.back().get());
+    }
+    while (!failed) {
+      size_t i = next++;
+      if (i >= ids.size())
+        break;
+      if (!runWorkgroup(ctx, ids[i], config.grid, d, kernargs,
+                        unsigned(ldsBytes)))
+        failed = true;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < numThreads; ++t)
+    pool.emplace_back(worker, t);
+  worker(0);
+  for (std::thread &th : pool)
+    th.join();
+  memory.free(d.kernargAddress);
+  memory.free(d.dispatchPacket);
+
+  LaunchResult result;
+  for (ExecContext &ctx : contexts) {
+    if (!ctx.error.empty())
+      return createStringError(inconvertibleErrorCode(), ctx.error);
+    for (Finding &f : ctx.findings)
+      if (result.findings.size() < config.maxFindings)
+        result.findings.push_back(std::move(f));
+    result.totalFindings += ctx.totalFindings;
+    result.stats.merge(ctx.stats_);
+    const Program &prog = object.program();
+    for (size_t i = 0; i < ctx.perInstCount.size(); ++i) {
+      if (!ctx.perInstCount[i])
+        continue;
+      result.stats.instructions += ctx.perInstCount[i];
+      result.stats.instructionMix[(*prog.opcodeNames)[prog.insts[i].opcode]] +=
+          ctx.perInstCount[i];
+    }
+  }
+  result.stats.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  return result;
+}
+
+std::vector<uint64_t>
+mxgemm::emu::sampleWorkgroups(uint64_t numWorkgroups, uint64_t count,
+                              const std::function<bool(uint64_t)> &isEdge) {
+  std::set<uint64_t> ids;
+  if (numWorkgroups == 0)
+    return {};
+  ids.insert(0);
+  ids.insert(numWorkgroups - 1);
+  if (isEdge)
+    for (uint64_t i = 0; i < numWorkgroups; ++i)
+      if (isEdge(i))
+        ids.insert(i);
+  for (uint64_t i = 0; count > 1 && i < count; ++i)
+    ids.insert(i * (numWorkgroups - 1) / (count - 1));
+  return std::vector<uint64_t>(ids.begin(), ids.end());
+}

@@ -1,0 +1,554 @@
+//===- VectorOps.cpp - VALU handlers
+//---------------------------------------===//
+//
+// Per-lane vector ALU instructions under EXEC. Each handler is a small
+// template instance so the per-lane loop has no dispatch inside it; sources
+// are read through Src (a pointer plus a lane stride of 1 for VGPRs and 0 for
+// SGPRs/constants). Float ops honour the VOP3 neg/abs source modifiers; the
+// bf16 packing conversion uses the numerics library's RNE rule so the
+// emulator and the CPU reference round identically.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EmulatorImpl.h"
+#include "mxgemm/Numerics/MXNumerics.h"
+
+#include "llvm/ADT/bit.h"
+
+#include <cmath>
+
+using namespace mxgemm::emu;
+
+namespace {
+
+template <typename F> inline void forLanes(const Wave &w, F f) {
+  uint64_t e = w.exec();
+  if (e == ~0ull) {
+    for (unsigned l = 0; l < WaveSize; ++l)
+      f(l);
+    return;
+  }
+  while (e) {
+    unsigned l = llvm::countr_zero(e);
+    e &= e - 1;
+    f(l);
+  }
+}
+
+inline float fmod_(uint32_t x, uint8_t mods) {
+  float f = asFloat(x);
+  if (mods & 2)
+    f = std::fabs(f);
+  if (mods & 1)
+    f = -f;
+  return f;
+}
+
+// Integer/bit ops on 1-3 32-bit sources; dst is vals[0].
+#define VOP_INT(NAME, NSRC, EXPR)                                              \
+  Status NAME(ExecContext &, Wave &w, const Inst &I) {                         \
+    Src s0(w, I.vals[1]);                                                      \
+    Src s1(w, I.vals[NSRC > 1 ? 2 : 1]);                                       \
+    Src s2(w, I.vals[NSRC > 2 ? 3 : 1]);                                       \
+    uint32_t *d = w.v[I.vals[0].reg];                                          \
+    forLanes(w, [&](unsigned l) {                                              \
+      uint32_t a = s0[l], b = s1[l], c = s2[l];                                \
+      (void)b;                                                                 \
+      (void)c;                                                                 \
+      d[l] = (EXPR);                                                           \
+    });                                                                        \
+    return Status::Continue;                                                   \
+  }
+
+#define VOP_F32(NAME, NSRC, EXPR)                                              \
+  Status NAME(ExecContext &, Wave &w, const Inst &I) {                         \
+    Src s0(w, I.vals[1]);                                                      \
+    Src s1(w, I.vals[NSRC > 1 ? 2 : 1]);                                       \
+    Src s2(w, I.vals[NSRC > 2 ? 3 : 1]);                                       \
+    uint8_t m0 = I.vals[1].mods, m1 = I.vals[NSRC > 1 ? 2 : 1].mods,           \
+            m2 = I.vals[NSRC > 2 ? 3 : 1].mods;                                \
+    uint32_t *d = w.v[I.vals[0].reg];                                          \
+    forLanes(w, [&](unsigned l) {                                              \
+      float a = fmod_(s0[l], m0), b = fmod_(s1[l], m1), c = fmod_(s2[l], m2);  \
+      (void)b;                                                                 \
+      (void)c;                                                                 \
+      d[l] = asBits(EXPR);                                                     \
+    });                                                                        \
+    return Status::Continue;                                                   \
+  }
+
+inline uint32_t bfe(uint32_t a, uint32_t off, uint32_t width) {
+  off &= 31;
+  width &= 31;
+  if (!width)
+    return 0;
+  return (a >> off) & ((width >= 32) ? ~0u : ((1u << width) - 1));
+}
+inline uint32_t bfei(uint32_t a, uint32_t off, uint32_t width) {
+  off &= 31;
+  width &= 31;
+  if (!width)
+    return 0;
+  if (off + width < 32)
+    return uint32_t(int32_t(a << (32 - off - width)) >> (32 - width));
+  return uint32_t(int32_t(a) >> off);
+}
+inline uint32_t perm(uint32_t s0, uint32_t s1, uint32_t sel) {
+  uint64_t bytes = (uint64_t(s0) << 32) | s1;
+  uint32_t r = 0;
+  for (unsigned i = 0; i < 4; ++i) {
+    uint32_t sb = (sel >> (8 * i)) & 0xff, out;
+    if (sb < 8)
+      out = (bytes >> (8 * sb)) & 0xff;
+    else if (sb == 12)
+      out = 0;
+    else if (sb >= 13)
+      out = 0xff;
+    else { // sign replicate of byte 1,3,5,7
+      unsigned which = 2 * (sb - 8) + 1;
+      out = ((bytes >> (8 * which + 7)) & 1) ? 0xff : 0;
+    }
+    r |= out << (8 * i);
+  }
+  return r;
+}
+inline uint32_t u24(uint32_t x) { return x & 0xffffff; }
+inline int32_t i24(uint32_t x) { return int32_t(x << 8) >> 8; }
+
+VOP_INT(movB32, 1, a)
+VOP_INT(addU32, 2, a + b)
+VOP_INT(subU32, 2, a - b)
+VOP_INT(subrevU32, 2, b - a)
+VOP_INT(mulLoU32, 2, a *b)
+VOP_INT(mulHiU32, 2, uint32_t((uint64_t(a) * b) >> 32))
+VOP_INT(mulHiI32, 2, uint32_t((int64_t(int32_t(a)) * int32_t(b)) >> 32))
+VOP_INT(mulU32U24, 2, u24(a) * u24(b))
+VOP_INT(mulHiU32U24, 2, uint32_t((uint64_t(u24(a)) * u24(b)) >> 32))
+VOP_INT(mulI32I24, 2, uint32_t(i24(a) * i24(b)))
+VOP_INT(madU32U24, 3, u24(a) * u24(b) + c)
+VOP_INT(madI32I24, 3, uint32_t(i24(a) * i24(b)) + c)
+VOP_INT(lshlrevB32, 2, b << (a & 31))
+VOP_INT(lshrrevB32, 2, b >> (a & 31))
+VOP_INT(ashrrevI32, 2, uint32_t(int32_t(b) >> (a & 31)))
+VOP_INT(andB32, 2, a &b)
+VOP_INT(orB32, 2, a | b)
+VOP_INT(xorB32, 2, a ^ b)
+VOP_INT(xnorB32, 2, ~(a ^ b))
+VOP_INT(notB32, 1, ~a)
+VOP_INT(bfeU32, 3, bfe(a, b, c))
+VOP_INT(bfeI32, 3, bfei(a, b, c))
+VOP_INT(bfiB32, 3, (a & b) | (~a & c))
+VOP_INT(bfmB32, 2, ((1u << (a & 31)) - 1) << (b & 31))
+VOP_INT(permB32, 3, perm(a, b, c))
+VOP_INT(alignbitB32, 3, uint32_t(((uint64_t(a) << 32) | b) >> (c & 31)))
+VOP_INT(alignbyteB32, 3, uint32_t(((uint64_t(a) << 32) | b) >> (8 * (c & 3))))
+VOP_INT(lshlAddU32, 3, (a << (b & 31)) + c)
+VOP_INT(addLshlU32, 3, (a + b) << (c & 31))
+VOP_INT(add3U32, 3, a + b + c)
+VOP_INT(lshlOrB32, 3, (a << (b & 31)) | c)
+VOP_INT(andOrB32, 3, (a & b) | c)
+VOP_INT(or3B32, 3, a | b | c)
+VOP_INT(xadU32, 3, (a ^ b) + c)
+VOP_INT(minU32, 2, a < b ? a : b)
+VOP_INT(maxU32, 2, a > b ? a : b)
+VOP_INT(minI32, 2, int32_t(a) < int32_t(b) ? a : b)
+VOP_INT(maxI32, 2, int32_t(a) > int32_t(b) ? a : b)
+VOP_INT(bcntU32, 2, uint32_t(llvm::popcount(a)) + b)
+VOP_INT(cvtF32U32, 1, asBits(float(a)))
+VOP_INT(cvtF32I32, 1, asBits(float(int32_t(a))))
+VOP_INT(cvtF32Ubyte0, 1, asBits(float(a & 0xff)))
+
+inline uint32_t cvtU32(float f) {
+  if (std::isnan(f) || f <= 0)
+    return 0;
+  if (f >= 4294967296.0f)
+    return ~0u;
+  return uint32_t(f);
+}
+inline uint32_t cvtI32(float f) {
+  if (std::isnan(f))
+    return 0;
+  if (f >= 2147483648.0f)
+    return 0x7fffffff;
+  if (f <= -2147483648.0f)
+    return 0x80000000u;
+  return uint32_t(int32_t(f));
+}
+
+VOP_F32(addF32, 2, a + b)
+VOP_F32(subF32, 2, a - b)
+VOP_F32(subrevF32, 2, b - a)
+VOP_F32(mulF32, 2, a *b)
+VOP_F32(fmaF32, 3, std::fma(a, b, c))
+VOP_F32(minF32, 2, std::fmin(a, b))
+VOP_F32(maxF32, 2, std::fmax(a, b))
+// The hardware reciprocal is an approximation (1 ulp); compiler-generated
+// integer division corrects its result, so an exact reciprocal is safe.
+VOP_F32(rcpF32, 1, 1.0f / a)
+VOP_F32(truncF32, 1, std::trunc(a))
+VOP_F32(floorF32, 1, std::floor(a))
+
+Status cvtU32F32(ExecContext &, Wave &w, const Inst &I) {
+  Src s0(w, I.vals[1]);
+  uint8_t m = I.vals[1].mods;
+  uint32_t *d = w.v[I.vals[0].reg];
+  forLanes(w, [&](unsigned l) { d[l] = cvtU32(fmod_(s0[l], m)); });
+  return Status::Continue;
+}
+Status cvtI32F32(ExecContext &, Wave &w, const Inst &I) {
+  Src s0(w, I.vals[1]);
+  uint8_t m = I.vals[1].mods;
+  uint32_t *d = w.v[I.vals[0].reg];
+  forLanes(w, [&](unsigned l) { d[l] = cvtI32(fmod_(s0[l], m)); });
+  return Status::Continue;
+}
+
+Status cvtPkBf16F32(ExecContext &, Wave &w, const Inst &I) {
+  Src s0(w, I.vals[1]), s1(w, I.vals[2]);
+  uint8_t m0 = I.vals[1].mods, m1 = I.vals[2].mods;
+  uint32_t *d = w.v[I.vals[0].reg];
+  forLanes(w, [&](unsigned l) {
+    uint32_t lo = mxgemm::numerics::fp32ToBf16(fmod_(s0[l], m0));
+    uint32_t hi = mxgemm::numerics::fp32ToBf16(fmod_(s1[l], m1));
+    d[l] = lo | (hi << 16);
+  });
+  return Status::Continue;
+}
+
+// 64-bit results: vals[0] is a VGPR pair.
+#define VOP_64(NAME, EXPR)                                                     \
+  Status NAME(ExecContext &, Wave &w, const Inst &I) {                         \
+    Src s0(w, I.vals[1]);                                                      \
+    Src s1(w, I.vals[I.numVals > 2 ? 2 : 1]);                                  \
+    uint8_t m0 = I.vals[1].mods, m1 = I.vals[I.numVals > 2 ? 2 : 1].mods;      \
+    (void)m0;                                                                  \
+    (void)m1;                                                                  \
+    uint32_t *dlo = w.v[I.vals[0].reg], *dhi = w.v[I.vals[0].reg + 1];         \
+    forLanes(w, [&](unsigned l) {                                              \
+      uint64_t a = s0.u64(l), b = s1.u64(l);                                   \
+      (void)b;                                                                 \
+      uint64_t r = (EXPR);                                                     \
+      dlo[l] = uint32_t(r);                                                    \
+      dhi[l] = uint32_t(r >> 32);                                              \
+    });                                                                        \
+    return Status::Continue;                                                   \
+  }
+
+VOP_64(movB64, a)
+VOP_64(lshlrevB64, b << (a & 63))
+VOP_64(lshrrevB64, b >> (a & 63))
+VOP_64(ashrrevI64, uint64_t(int64_t(b) >> (a & 63)))
+// v_pk_mov_b32: op_sel (mods bit 2) of each source picks its high dword.
+VOP_64(pkMovB32, ((m0 & 4) ? (a >> 32) : (a & 0xffffffffu)) |
+                     (((m1 & 4) ? (b >> 32) : (b & 0xffffffffu)) << 32))
+
+/// Carry-out ops: vals = vdst, sdst, src0, src1 [, carry-in].
+template <int Kind> Status carryOp(ExecContext &, Wave &w, const Inst &I) {
+  Src s0(w, I.vals[2]), s1(w, I.vals[3]);
+  uint64_t cin = I.numVals > 4 ? sread64(w, I.vals[4]) : 0;
+  uint32_t *d = w.v[I.vals[0].reg];
+  uint64_t cout = 0;
+  forLanes(w, [&](unsigned l) {
+    uint64_t a = s0[l], b = s1[l], c = (cin >> l) & 1, r;
+    bool carry;
+    switch (Kind) {
+    case 0:
+      r = a + b;
+      carry = r >> 32;
+      break; // add_co
+    case 1:
+      r = a - b;
+      carry = b > a;
+      break; // sub_co
+    case 2:
+      r = b - a;
+      carry = a > b;
+      break; // subrev_co
+    case 3:
+      r = a + b + c;
+      carry = r >> 32;
+      break; // addc_co
+    case 4:
+      r = a - b - c;
+      carry = b + c > a;
+      break; // subb_co
+    default:
+      r = b - a - c;
+      carry = a + c > b;
+      break; // subbrev_co
+    }
+    d[l] = uint32_t(r);
+    cout |= uint64_t(carry) << l;
+  });
+  swrite64(w, I.vals[1], cout);
+  return Status::Continue;
+}
+
+/// v_mad_u64_u32 vdst[2], sdst, src0, src1, src2[2].
+Status madU64U32(ExecContext &, Wave &w, const Inst &I) {
+  Src s0(w, I.vals[2]), s1(w, I.vals[3]), s2(w, I.vals[4]);
+  uint32_t *dlo = w.v[I.vals[0].reg], *dhi = w.v[I.vals[0].reg + 1];
+  uint64_t cout = 0;
+  forLanes(w, [&](unsigned l) {
+    unsigned __int128 r =
+        (unsigned __int128)(uint64_t(s0[l]) * s1[l]) + s2.u64(l);
+    dlo[l] = uint32_t(r);
+    dhi[l] = uint32_t(uint64_t(r) >> 32);
+    cout |= uint64_t(r >> 64 ? 1 : 0) << l;
+  });
+  swrite64(w, I.vals[1], cout);
+  return Status::Continue;
+}
+
+/// v_cndmask_b32 vdst, src0, src1, mask.
+Status cndmask(ExecContext &, Wave &w, const Inst &I) {
+  Src s0(w, I.vals[1]), s1(w, I.vals[2]);
+  uint64_t mask = sread64(w, I.vals[3]);
+  uint8_t m0 = I.vals[1].mods, m1 = I.vals[2].mods;
+  uint32_t *d = w.v[I.vals[0].reg];
+  forLanes(w, [&](unsigned l) {
+    uint32_t a = s0[l], b = s1[l];
+    if (m0 & 2)
+      a &= 0x7fffffffu;
+    if (m0 & 1)
+      a ^= 0x80000000u;
+    if (m1 & 2)
+      b &= 0x7fffffffu;
+    if (m1 & 1)
+      b ^= 0x80000000u;
+    d[l] = ((mask >> l) & 1) ? b : a;
+  });
+  return Status::Continue;
+}
+
+/// Compares: param = op (0 F,1 LT,2 EQ,3 LE,4 GT,5 NE/LG,6 GE,7 O,8 U,9 NGE,
+/// 10 NLG,11 NGT,12 NLE,13 NEQ,14 NLT,15 TRU) | type << 4 (0 u32, 1 i32,
+/// 2 u64, 3 i64, 4 f32) | 0x100 for CMPX. vals = sdst, src0, src1.
+template <typename T> bool cmp(unsigned op, T a, T b) {
+  switch (op) {
+  case 0:
+    return false;
+  case 1:
+    return a < b;
+  case 2:
+    return a == b;
+  case 3:
+    return a <= b;
+  case 4:
+    return a > b;
+  case 5:
+    return a != b;
+  case 6:
+    return a >= b;
+  default:
+    return true;
+  }
+}
+bool cmpF(unsigned op, float a, float b) {
+  bool unord = std::isnan(a) || std::isnan(b);
+  switch (op) {
+  case 0:
+    return false;
+  case 1:
+    return a < b;
+  case 2:
+    return a == b;
+  case 3:
+    return a <= b;
+  case 4:
+    return a > b;
+  case 5:
+    return a < b || a > b; // LG
+  case 6:
+    return a >= b;
+  case 7:
+    return !unord;
+  case 8:
+    return unord;
+  case 9:
+    return !(a >= b);
+  case 10:
+    return !(a < b || a > b);
+  case 11:
+    return !(a > b);
+  case 12:
+    return !(a <= b);
+  case 13:
+    return !(a == b);
+  case 14:
+    return !(a < b);
+  default:
+    return true;
+  }
+}
+Status vcmp(ExecContext &, Wave &w, const Inst &I) {
+  Src s0(w, I.vals[1]), s1(w, I.vals[2]);
+  unsigned op = I.param & 15, type = (I.param >> 4) & 7;
+  uint8_t m0 = I.vals[1].mods, m1 = I.vals[2].mods;
+  uint64_t result = 0;
+  forLanes(w, [&](unsigned l) {
+    bool r;
+    switch (type) {
+    case 0:
+      r = cmp<uint32_t>(op, s0[l], s1[l]);
+      break;
+    case 1:
+      r = cmp<int32_t>(op, int32_t(s0[l]), int32_t(s1[l]));
+      break;
+    case 2:
+      r = cmp<uint64_t>(op, s0.u64(l), s1.u64(l));
+      break;
+    case 3:
+      r = cmp<int64_t>(op, int64_t(s0.u64(l)), int64_t(s1.u64(l)));
+      break;
+    default:
+      r = cmpF(op, fmod_(s0[l], m0), fmod_(s1[l], m1));
+      break;
+    }
+    result |= uint64_t(r) << l;
+  });
+  if (I.param & 0x100) {
+    w.setExec(result);
+    if (I.numVals > 0 &&
+        !(I.vals[0].kind == OpKind::Sgpr && I.vals[0].reg == SlotExecLo))
+      swrite64(w, I.vals[0], result);
+  } else {
+    swrite64(w, I.vals[0], result);
+  }
+  return Status::Continue;
+}
+
+Status readfirstlane(ExecContext &, Wave &w, const Inst &I) {
+  uint64_t e = w.exec();
+  unsigned lane = e ? llvm::countr_zero(e) : 0;
+  Src s(w, I.vals[1]);
+  swrite(w, I.vals[0], s[lane]);
+  return Status::Continue;
+}
+Status readlane(ExecContext &, Wave &w, const Inst &I) {
+  Src s(w, I.vals[1]);
+  swrite(w, I.vals[0], s[sread(w, I.vals[2]) & 63]);
+  return Status::Continue;
+}
+Status writelane(ExecContext &, Wave &w, const Inst &I) {
+  // vals: vdst, ssrc, lane select, (tied vdst_in)
+  w.v[I.vals[0].reg][sread(w, I.vals[2]) & 63] = sread(w, I.vals[1]);
+  return Status::Continue;
+}
+template <bool Hi> Status mbcnt(ExecContext &, Wave &w, const Inst &I) {
+  Src s0(w, I.vals[1]), s1(w, I.vals[2]);
+  uint32_t *d = w.v[I.vals[0].reg];
+  forLanes(w, [&](unsigned l) {
+    unsigned bitsBelow = Hi ? (l > 32 ? l - 32 : 0) : (l < 32 ? l : 32);
+    uint32_t m = bitsBelow >= 32 ? ~0u : ((1u << bitsBelow) - 1);
+    d[l] = uint32_t(llvm::popcount(s0[l] & m)) + s1[l];
+  });
+  return Status::Continue;
+}
+Status vnop(ExecContext &, Wave &, const Inst &) { return Status::Continue; }
+
+} // namespace
+
+void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
+                                                   uint32_t, uint16_t)) {
+  struct {
+    const char *name;
+    Handler fn;
+  } ops[] = {
+      {"V_MOV_B32", movB32},
+      {"V_ADD_U32", addU32},
+      {"V_SUB_U32", subU32},
+      {"V_SUBREV_U32", subrevU32},
+      {"V_MUL_LO_U32", mulLoU32},
+      {"V_MUL_HI_U32", mulHiU32},
+      {"V_MUL_HI_I32", mulHiI32},
+      {"V_MUL_U32_U24", mulU32U24},
+      {"V_MUL_HI_U32_U24", mulHiU32U24},
+      {"V_MUL_I32_I24", mulI32I24},
+      {"V_MAD_U32_U24", madU32U24},
+      {"V_MAD_I32_I24", madI32I24},
+      {"V_LSHLREV_B32", lshlrevB32},
+      {"V_LSHRREV_B32", lshrrevB32},
+      {"V_ASHRREV_I32", ashrrevI32},
+      {"V_AND_B32", andB32},
+      {"V_OR_B32", orB32},
+      {"V_XOR_B32", xorB32},
+      {"V_XNOR_B32", xnorB32},
+      {"V_NOT_B32", notB32},
+      {"V_BFE_U32", bfeU32},
+      {"V_BFE_I32", bfeI32},
+      {"V_BFI_B32", bfiB32},
+      {"V_BFM_B32", bfmB32},
+      {"V_PERM_B32", permB32},
+      {"V_ALIGNBIT_B32", alignbitB32},
+      {"V_ALIGNBYTE_B32", alignbyteB32},
+      {"V_LSHL_ADD_U32", lshlAddU32},
+      {"V_ADD_LSHL_U32", addLshlU32},
+      {"V_ADD3_U32", add3U32},
+      {"V_LSHL_OR_B32", lshlOrB32},
+      {"V_AND_OR_B32", andOrB32},
+      {"V_OR3_B32", or3B32},
+      {"V_XAD_U32", xadU32},
+      {"V_MIN_U32", minU32},
+      {"V_MAX_U32", maxU32},
+      {"V_MIN_I32", minI32},
+      {"V_MAX_I32", maxI32},
+      {"V_BCNT_U32_B32", bcntU32},
+      {"V_CVT_F32_U32", cvtF32U32},
+      {"V_CVT_F32_I32", cvtF32I32},
+      {"V_CVT_F32_UBYTE0", cvtF32Ubyte0},
+      {"V_CVT_U32_F32", cvtU32F32},
+      {"V_CVT_I32_F32", cvtI32F32},
+      {"V_ADD_F32", addF32},
+      {"V_SUB_F32", subF32},
+      {"V_SUBREV_F32", subrevF32},
+      {"V_MUL_F32", mulF32},
+      {"V_FMA_F32", fmaF32},
+      {"V_MIN_F32", minF32},
+      {"V_MAX_F32", maxF32},
+      {"V_RCP_F32", rcpF32},
+      {"V_RCP_IFLAG_F32", rcpF32},
+      {"V_TRUNC_F32", truncF32},
+      {"V_FLOOR_F32", floorF32},
+      {"V_CVT_PK_BF16_F32", cvtPkBf16F32},
+      {"V_MOV_B64", movB64},
+      {"V_LSHLREV_B64", lshlrevB64},
+      {"V_LSHRREV_B64", lshrrevB64},
+      {"V_ASHRREV_I64", ashrrevI64},
+      {"V_PK_MOV_B32", pkMovB32},
+      {"V_ADD_CO_U32", carryOp<0>},
+      {"V_SUB_CO_U32", carryOp<1>},
+      {"V_SUBREV_CO_U32", carryOp<2>},
+      {"V_ADDC_CO_U32", carryOp<3>},
+      {"V_SUBB_CO_U32", carryOp<4>},
+      {"V_SUBBREV_CO_U32", carryOp<5>},
+      {"V_MAD_U64_U32", madU64U32},
+      {"V_CNDMASK_B32", cndmask},
+      {"V_READFIRSTLANE_B32", readfirstlane},
+      {"V_READLANE_B32", readlane},
+      {"V_WRITELANE_B32", writelane},
+      {"V_MBCNT_LO_U32_B32", mbcnt<false>},
+      {"V_MBCNT_HI_U32_B32", mbcnt<true>},
+      // AGPRs are slots 256..511 of the same file: moves are plain moves.
+      {"V_ACCVGPR_READ_B32", movB32},
+      {"V_ACCVGPR_WRITE_B32", movB32},
+      {"V_ACCVGPR_MOV_B32", movB32},
+      {"V_NOP", vnop}};
+  for (auto &e : ops)
+    add(e.name, e.fn, 0, 0);
+  const char *intOps[] = {"F", "LT", "EQ", "LE", "GT", "NE", "GE", "T"};
+  const char *types[] = {"U32", "I32", "U64", "I64"};
+  for (unsigned t = 0; t < 4; ++t)
+    for (unsigned o = 0; o < 8; ++o) {
+      std::string n = std::string(intOps[o]) + "_" + types[t];
+      add("V_CMP_" + n, vcmp, o | (t << 4), 0);
+      add("V_CMPX_" + n, vcmp, o | (t << 4) | 0x100, 0);
+    }
+  const char *fOps[] = {"F", "LT",  "EQ",  "LE",  "GT",  "LG",  "GE",  "O",
+                        "U", "NGE", "NLG", "NGT", "NLE", "NEQ", "NLT", "TRU"};
+  for (unsigned o = 0; o < 16; ++o) {
+    add(std::string("V_CMP_") + fOps[o] + "_F32", vcmp, o | (4 << 4), 0);
+    add(std::string("V_CMPX_") + fOps[o] + "_F32", vcmp, o | (4 << 4) | 0x100,
+        0);
+  }
+}
