@@ -10,6 +10,7 @@
 
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
+#include "mxgemm/Dialect/MXGemm/Transforms/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -25,6 +26,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllExtensions.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -36,18 +38,18 @@ void mxgemm::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::memref::MemRefDialect, mlir::scf::SCFDialect,
                   mlir::vector::VectorDialect>();
   mlir::registerAllToLLVMIRTranslations(registry);
+  // The ConvertToLLVM interfaces of cf, arith, vector, memref, ... that
+  // convert-gpu-to-rocdl picks up from the loaded dialects.
+  mlir::registerAllExtensions(registry);
 }
 
 void mxgemm::registerAllPasses() {
   mlir::mxgemm::registerMXGemmPasses();
+  mlir::mxgemm::registerMXGemmPipelines();
   // Upstream passes the pipeline is built from, so each stage can be rerun
   // by hand from mxgemm-opt.
   mlir::registerTransformsPasses();
-  mlir::registerConvertGpuOpsToROCDLOpsPass();
-  mlir::registerConvertAMDGPUToROCDLPass();
-  mlir::registerReconcileUnrealizedCastsPass();
-  mlir::registerSCFToControlFlowPass();
-  mlir::registerArithToLLVMConversionPass();
+  mlir::registerConversionPasses();
   mlir::registerGPUPasses();
   mlir::amdgpu::registerAMDGPUPasses();
 }

@@ -77,5 +77,48 @@ LogicalResult ScaledMatmulOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Kernel-level ops
+//===----------------------------------------------------------------------===//
+
+/// Checks that a wave tile is made of whole MFMA blocks and that `accSize`
+/// floats per lane hold exactly its accumulators.
+static LogicalResult verifyWaveTile(Operation *op, MfmaShape mfma,
+                                    int64_t waveM, int64_t waveN,
+                                    int64_t accSize) {
+  int64_t mn = mfma == MfmaShape::M32N32K64 ? 32 : 16;
+  if (waveM % mn != 0 || waveN % mn != 0)
+    return op->emitOpError("wave tile ")
+           << waveM << "x" << waveN << " is not a multiple of the " << mn << "x"
+           << mn << " MFMA block";
+  int64_t expected = (waveM / mn) * (waveN / mn) * (mn * mn / 64);
+  if (accSize != expected)
+    return op->emitOpError("accumulator must hold ")
+           << expected << " floats per lane for a " << waveM << "x" << waveN
+           << " wave tile, got " << accSize;
+  return success();
+}
+
+LogicalResult WaveMmaOp::verify() {
+  if (failed(verifyWaveTile(*this, getMfma(), getWaveM(), getWaveN(),
+                            getAcc().getType().getNumElements())))
+    return failure();
+  if (getTileK() % getMfmaKSize() != 0)
+    return emitOpError("tile_k (")
+           << getTileK() << ") must be a multiple of the MFMA K ("
+           << getMfmaKSize() << ")";
+  if (getK() % getTileK() != 0)
+    return emitOpError("k (")
+           << getK() << ") must be a multiple of tile_k (" << getTileK() << ")";
+  if (getResult().getType() != getAcc().getType())
+    return emitOpError("result type must equal the accumulator type");
+  return success();
+}
+
+LogicalResult StoreTileOp::verify() {
+  return verifyWaveTile(*this, getMfma(), getWaveM(), getWaveN(),
+                        getAcc().getType().getNumElements());
+}
+
 #define GET_OP_CLASSES
 #include "mxgemm/Dialect/MXGemm/IR/MXGemmOps.cpp.inc"

@@ -25,6 +25,9 @@ def MXGemm_MfmaShape : I32EnumAttr<"MfmaShape",
   let genSpecializedAttr = 0;
 }
 
+
+def MXGemm_MfmaShapeAttr : EnumAttr<MXGemm_Dialect, MXGemm_MfmaShape, "mfma">;
+
 def MXGemm_Staging : I32EnumAttr<"Staging",
     "how one GEMM operand travels from global memory to the MFMA registers", [
       // Each lane loads its MFMA operand bytes from the natural row-major

@@ -69,4 +69,132 @@ def MXGemm_ScaledMatmulOp : MXGemm_Op<"scaled_matmul"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Kernel-level ops (produced by mxgemm-tile, lowered by later passes)
+//===----------------------------------------------------------------------===//
+
+def MXGemm_FlatFP8Memref : MemRefRankOf<[F8E4M3FN, F8E5M2], [1]>;
+def MXGemm_FlatScaleMemref : MemRefRankOf<[F8E8M0FNU], [1]>;
+def MXGemm_FlatOutMemref : MemRefRankOf<[BF16, F32], [1]>;
+
+def MXGemm_ProgramTileOp : MXGemm_Op<"program_tile", [Pure]> {
+  let summary = "maps a program (workgroup) id to its output tile";
+  let description = [{
+    Returns the tile coordinates `(tile_m_index, tile_n_index)` computed by
+    program `pid` in a grid of `num_tiles_m x num_tiles_n` program tiles.
+    `num_tiles_m` is a runtime value (M is dynamic), `num_tiles_n` static.
+    The grouping fields of the config (`group_m`, `group_n`, `xcd_remap`)
+    are attributes here; `mxgemm-group-tiles` expands the op to index
+    arithmetic. With `group_m = 1, group_n = 0` the order is row-major:
+    `(pid / num_tiles_n, pid % num_tiles_n)`.
+
+    Example:
+
+    ```mlir
+    %tm, %tn = mxgemm.program_tile %pid, %num_tiles_m
+        {num_tiles_n = 128 : i64, group_m = 1 : i64, group_n = 0 : i64,
+         xcd_remap = false}
+    ```
+  }];
+  let arguments = (ins Index:$pid, Index:$num_tiles_m,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$num_tiles_n,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$group_m,
+                   ConfinedAttr<I64Attr, [IntNonNegative]>:$group_n,
+                   BoolAttr:$xcd_remap);
+  let results = (outs Index:$tile_m_index, Index:$tile_n_index);
+  let assemblyFormat = "$pid `,` $num_tiles_m attr-dict";
+}
+
+def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
+    [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "one wave's block-scaled MMA over one K tile";
+  let description = [{
+    Accumulates, for the `wave_m x wave_n` output sub-tile owned by one wave
+    (rows `row0 ..`, columns `col0 ..`), the MX product over K elements
+    `k0 .. k0 + tile_k` into `acc`, in increasing K order, one MFMA K-step at
+    a time (DESIGN.md section 1). Operands are flat row-major views of the
+    kernel arguments; `m` is the runtime row count: rows at or past `m` read
+    the last valid row (their results are never stored), so no access is out
+    of bounds.
+
+    `acc` holds the accumulators of the `wave_m / mfma_m x wave_n / mfma_n`
+    MFMA blocks in block-row-major order, each in the D layout of DESIGN.md
+    section 9 (16 floats per lane for 32x32x64, 4 for 16x16x128).
+    `mxgemm-lower-mma` turns the op into operand loads and
+    `amdgpu.scaled_mfma` (`v_mfma_scale_f32_32x32x64_f8f6f4` /
+    `v_mfma_scale_f32_16x16x128_f8f6f4` on gfx950).
+
+    Example:
+
+    ```mlir
+    %acc1 = mxgemm.wave_mma %x, %xs, %w, %ws, %acc0 [%row0, %col0, %k0, %m]
+        {mfma = #mxgemm<mfma m32n32k64>, wave_m = 64 : i64, wave_n = 64 : i64,
+         tile_k = 128 : i64, k = 1280 : i64,
+         w_scale = #mxgemm.w_scale<block32x32>}
+        : memref<2147483648xf8E4M3FN>, memref<2147483648xf8E8M0FNU>,
+          memref<20971520xf8E4M3FN>, memref<20480xf8E8M0FNU>, vector<64xf32>
+    ```
+  }];
+  let arguments = (ins MXGemm_FlatFP8Memref:$x, MXGemm_FlatScaleMemref:$x_scales,
+                   MXGemm_FlatFP8Memref:$w, MXGemm_FlatScaleMemref:$w_scales,
+                   VectorOfRankAndType<[1], [F32]>:$acc,
+                   Index:$row0, Index:$col0, Index:$k0, Index:$m,
+                   MXGemm_MfmaShapeAttr:$mfma,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$wave_m,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$wave_n,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$tile_k,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$k,
+                   MXGemm_WeightScaleGranularityAttr:$w_scale);
+  let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
+  let assemblyFormat = [{
+    $x `,` $x_scales `,` $w `,` $w_scales `,` $acc
+    `[` $row0 `,` $col0 `,` $k0 `,` $m `]` attr-dict `:`
+    type($x) `,` type($x_scales) `,` type($w) `,` type($w_scales) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getMfmaMN() {
+      return getMfma() == MfmaShape::M32N32K64 ? 32 : 16;
+    }
+    int64_t getMfmaKSize() {
+      return getMfma() == MfmaShape::M32N32K64 ? 64 : 128;
+    }
+    /// Accumulator floats per lane of one MFMA block.
+    int64_t getAccPerBlock() { return getMfmaMN() * getMfmaMN() / 64; }
+    int64_t getBlocksM() { return getWaveM() / getMfmaMN(); }
+    int64_t getBlocksN() { return getWaveN() / getMfmaMN(); }
+  }];
+}
+
+def MXGemm_StoreTileOp : MXGemm_Op<"store_tile"> {
+  let summary = "stores one wave's accumulators to the output, masked by M";
+  let description = [{
+    Converts the accumulators of a `mxgemm.wave_mma` sub-tile (same layout)
+    to the element type of `y` (BF16 round-to-nearest-even, or FP32) and
+    stores them at rows `row0 ..` and columns `col0 ..` of the row-major
+    `[m, n]` output; rows at or past `m` are not written.
+
+    Example:
+
+    ```mlir
+    mxgemm.store_tile %acc, %y [%row0, %col0, %m]
+        {mfma = #mxgemm<mfma m32n32k64>, wave_m = 64 : i64, wave_n = 64 : i64,
+         n = 16384 : i64}
+        : vector<64xf32>, memref<2147483648xbf16>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$acc,
+                   Arg<MXGemm_FlatOutMemref, "output", [MemWrite]>:$y,
+                   Index:$row0, Index:$col0, Index:$m,
+                   MXGemm_MfmaShapeAttr:$mfma,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$wave_m,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$wave_n,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$n);
+  let assemblyFormat = [{
+    $acc `,` $y `[` $row0 `,` $col0 `,` $m `]` attr-dict `:` type($acc) `,`
+    type($y)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // MXGEMM_DIALECT_MXGEMM_IR_MXGEMMOPS_TD

@@ -10,4 +10,75 @@
 
 include "mlir/Pass/PassBase.td"
 
+def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
+  let summary = "tile mxgemm.scaled_matmul into a gfx950 gpu.func kernel";
+  let description = [{
+    Turns every `func.func` whose body is one `mxgemm.scaled_matmul` into a
+    `gpu.func` kernel of the same name inside `gpu.module @mxgemm_kernels`,
+    with the kernel ABI of DESIGN.md section 4: flat global pointers
+    `X, Xs, W, Ws, Y` (bare-pointer memrefs) followed by `M : i32`. The host
+    function is removed: the runtime shim is the host side.
+
+    Structure: a 1-D grid of `ceil(M / (tile_m / split)) * (N / tile_n)`
+    workgroups of `64 * waves_m * waves_n` threads (wave64, gfx950);
+    `mxgemm.program_tile` maps the workgroup id to an output tile (expanded
+    by `mxgemm-group-tiles`); each wave owns a
+    `tile_m / split / waves_m x tile_n / waves_n` sub-tile and accumulates
+    it over an `scf.for` K loop of `mxgemm.wave_mma` steps of `tile_k`; the
+    result is written by `mxgemm.store_tile`, which masks rows at or past M.
+    N and K must be multiples of `tile_n` / `tile_k` (the op verifier
+    rejects the rest). Config fields whose passes do not exist yet are
+    rejected with an error naming the field.
+
+    Example: `mxgemm-opt --mxgemm-tile examples/wq_b.mlir`.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"gfx950\"",
+           "target chip (only gfx950 is supported)">
+  ];
+}
+
+def MXGemmGroupTiles : Pass<"mxgemm-group-tiles"> {
+  let summary = "expand mxgemm.program_tile into the program-id -> tile swizzle";
+  let description = [{
+    Replaces `mxgemm.program_tile` with index arithmetic. With
+    `group_m = 1, group_n = 0` programs walk the output tiles in row-major
+    order. Other groupings are implemented by the tile-grouping work of the
+    optimisation passes; until then this pass reports them as an error
+    naming the unsupported field.
+
+    Target: any; the XCD remap (gfx950 dispatches workgroups round-robin
+    over 8 XCDs) is the only gfx950-specific part.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def MXGemmLowerMma : Pass<"mxgemm-lower-mma"> {
+  let summary = "lower wave-level mxgemm ops to amdgpu.scaled_mfma and stores";
+  let description = [{
+    Expands `mxgemm.wave_mma` into per-lane operand loads in the register
+    layouts of DESIGN.md section 9 and a fixed-K-order chain of
+    `amdgpu.scaled_mfma` (gfx950 `v_mfma_scale_f32_32x32x64_f8f6f4` or
+    `v_mfma_scale_f32_16x16x128_f8f6f4`): lane `l` loads bytes
+    `k = 32*(e>>4) + 16*(l/32) + (e&15)` (32x32x64) or
+    `k = 64*(e>>4) + 16*(l/16) + (e&15)` (16x16x128) of its row, and the
+    E8M0 scale of row `l % nonK`, block `l / nonK` into byte 0 of a VGPR
+    scale operand. Per-row and 32x32-block weight scales are both supported.
+
+    Expands `mxgemm.store_tile` into per-element conversion (BF16 round to
+    nearest even, or FP32) and stores guarded by `row < M`.
+
+    Example:
+    `mxgemm-opt --mxgemm-tile --mxgemm-group-tiles --mxgemm-lower-mma in.mlir`
+  }];
+  let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
 #endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_TD

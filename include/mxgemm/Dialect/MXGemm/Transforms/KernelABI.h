@@ -1,0 +1,41 @@
+//===- KernelABI.h - the mxgemm kernel ABI in IR terms -------------*- C++
+//-*-===//
+//
+// DESIGN.md section 4 as IR: the kernel argument types and the attributes the
+// kernel carries, shared by mxgemm-tile and the tools that describe a kernel
+// (sidecar JSON, runtime dispatch table).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_DIALECT_MXGEMM_TRANSFORMS_KERNELABI_H
+#define MXGEMM_DIALECT_MXGEMM_TRANSFORMS_KERNELABI_H
+
+#include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
+
+namespace mlir::mxgemm {
+
+/// Symbol of the gpu.module that holds every generated kernel.
+constexpr llvm::StringLiteral kKernelModuleName = "mxgemm_kernels";
+/// Kernel attribute holding the #mxgemm.config it was built from.
+constexpr llvm::StringLiteral kConfigAttrName = "mxgemm.config";
+/// Kernel attribute describing the problem (N, K, formats, granularity).
+constexpr llvm::StringLiteral kProblemAttrName = "mxgemm.problem";
+
+/// Extent of the flat memrefs whose size depends on the runtime M. The
+/// bare-pointer convention needs static shapes; nothing reads this bound
+/// (bounds come from M), it only has to exceed any real tensor.
+constexpr int64_t kRuntimeSizedExtent = int64_t(1) << 40;
+
+struct KernelSignature {
+  /// X, Xs, W, Ws, Y (flat bare-pointer memrefs), M (i32).
+  SmallVector<Type, 6> argTypes;
+  /// {n, k, x_format, w_format, w_scale, out_type} for tools and runtime.
+  DictionaryAttr problem;
+};
+
+/// The kernel signature of one problem.
+KernelSignature getKernelSignature(MLIRContext *ctx, ScaledMatmulOp op);
+
+} // namespace mlir::mxgemm
+
+#endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_KERNELABI_H

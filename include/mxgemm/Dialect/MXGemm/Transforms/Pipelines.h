@@ -1,0 +1,44 @@
+//===- Pipelines.h - the mxgemm-to-gfx950 pipeline -----------------*- C++
+//-*-===//
+//
+// The pass pipeline from mxgemm.scaled_matmul to the LLVM/ROCDL dialects, as
+// a C++ function over an options struct so that tools, the C API and
+// mxgemm-opt build exactly the same pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PIPELINES_H
+#define MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+namespace mxgemm {
+
+struct MXGemmToGFX950Options
+    : public PassPipelineOptions<MXGemmToGFX950Options> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("target chip"), llvm::cl::init("gfx950")};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimisation level (0-3)"),
+      llvm::cl::init(3)};
+  PassOptions::Option<std::string> abi{
+      *this, "abi",
+      llvm::cl::desc("AMDHSA code object version (500 = code object v5)"),
+      llvm::cl::init("500")};
+};
+
+/// mxgemm-tile, mxgemm-group-tiles, mxgemm-lower-mma, cleanup, then the
+/// upstream convert-gpu-to-rocdl{chipset, use-bare-ptr-memref-call-conv},
+/// reconcile-unrealized-casts and rocdl-attach-target{chip, abi, O}.
+void buildMXGemmToGFX950Pipeline(OpPassManager &pm,
+                                 const MXGemmToGFX950Options &options);
+
+/// Registers `mxgemm-to-gfx950` for mxgemm-opt and the pass registry.
+void registerMXGemmPipelines();
+
+} // namespace mxgemm
+} // namespace mlir
+
+#endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PIPELINES_H

@@ -1,0 +1,52 @@
+//===- Pipelines.cpp - the mxgemm-to-gfx950 pipeline
+//------------------------===//
+//
+// Order matters: tiling creates the kernel, grouping and MMA lowering refine
+// it inside the gpu.module, and only then does the upstream ROCDL conversion
+// see plain gpu/vector/memref/amdgpu IR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Dialect/MXGemm/Transforms/Pipelines.h"
+#include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
+
+#include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mxgemm::buildMXGemmToGFX950Pipeline(OpPassManager &pm,
+                                         const MXGemmToGFX950Options &options) {
+  MXGemmTileOptions tile;
+  tile.chip = options.chip;
+  pm.addPass(createMXGemmTile(tile));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createMXGemmGroupTiles());
+  kernels.addPass(createMXGemmLowerMma());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToROCDLOpsOptions rocdl;
+  rocdl.chipset = options.chip;
+  rocdl.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  GpuROCDLAttachTargetOptions target;
+  target.chip = options.chip;
+  target.abiVersion = options.abi;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuROCDLAttachTarget(target));
+}
+
+void mxgemm::registerMXGemmPipelines() {
+  PassPipelineRegistration<MXGemmToGFX950Options>(
+      "mxgemm-to-gfx950",
+      "Lower mxgemm.scaled_matmul to a gfx950 kernel in the LLVM/ROCDL "
+      "dialects, ready for serialisation to a code object",
+      buildMXGemmToGFX950Pipeline);
+}

@@ -1,0 +1,69 @@
+// RUN: mxgemm-opt %s --mxgemm-tile --split-input-file --verify-diagnostics
+
+func.func @staged(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
+                  %w: memref<128x256xf8E4M3FN>, %ws: memref<4x8xf8E8M0FNU>,
+                  %y: memref<?x128xbf16>) {
+  // expected-error @+1 {{config field 'stage_x' needs the mxgemm-stage-copies pass, which is not implemented yet; remove the field}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<stage_x = lds_async>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x256xf8E4M3FN>, memref<?x8xf8E8M0FNU>, memref<128x256xf8E4M3FN>,
+        memref<4x8xf8E8M0FNU> into memref<?x128xbf16>
+  return
+}
+
+// -----
+
+func.func @pipelined(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
+                     %w: memref<128x256xf8E4M3FN>, %ws: memref<4x8xf8E8M0FNU>,
+                     %y: memref<?x128xbf16>) {
+  // expected-error @+1 {{config field 'stage_w' needs the mxgemm-stage-copies pass}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<stage_w = lds_sync, stages = 2>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x256xf8E4M3FN>, memref<?x8xf8E8M0FNU>, memref<128x256xf8E4M3FN>,
+        memref<4x8xf8E8M0FNU> into memref<?x128xbf16>
+  return
+}
+
+// -----
+
+func.func @scheduled(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
+                     %w: memref<128x256xf8E4M3FN>, %ws: memref<4x8xf8E8M0FNU>,
+                     %y: memref<?x128xbf16>) {
+  // expected-error @+1 {{config field 'schedule' needs the mxgemm-schedule-mfma pass}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<schedule = interleave>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x256xf8E4M3FN>, memref<?x8xf8E8M0FNU>, memref<128x256xf8E4M3FN>,
+        memref<4x8xf8E8M0FNU> into memref<?x128xbf16>
+  return
+}
+
+// -----
+
+func.func @lds_layout(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
+                      %w: memref<128x256xf8E4M3FN>, %ws: memref<4x8xf8E8M0FNU>,
+                      %y: memref<?x128xbf16>) {
+  // expected-error @+1 {{config field 'lds_layout' needs the mxgemm-stage-copies pass}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<lds_layout = xor>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x256xf8E4M3FN>, memref<?x8xf8E8M0FNU>, memref<128x256xf8E4M3FN>,
+        memref<4x8xf8E8M0FNU> into memref<?x128xbf16>
+  return
+}
+
+// -----
+
+func.func @not_alone(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
+                     %w: memref<128x256xf8E4M3FN>, %ws: memref<4x8xf8E8M0FNU>,
+                     %y: memref<?x128xbf16>) {
+  // expected-error @+1 {{cannot be compiled into an mxgemm kernel: the function must contain only one mxgemm.scaled_matmul}}
+  %c0 = arith.constant 0 : index
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<>, w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x256xf8E4M3FN>, memref<?x8xf8E8M0FNU>, memref<128x256xf8E4M3FN>,
+        memref<4x8xf8E8M0FNU> into memref<?x128xbf16>
+  return
+}
