@@ -6,7 +6,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${MXGEMM_BUILD_DIR:-$ROOT/build}"
 source "$ROOT/scripts/setup.sh"
 
+CASES="${MXGEMM_CASES:-$ROOT/../shared/cases/deepseek_v4_flash_tp2.tsv}"
+
 echo "== registered mxgemm passes and pipelines"
 "$BUILD/bin/mxgemm-opt" --help | grep -E -- "--mxgemm-" || true
-echo "== round trip of examples/wq_b.mlir"
-"$BUILD/bin/mxgemm-opt" "$ROOT/examples/wq_b.mlir"
+echo "== gfx950 kernels for the case-table families (median of 3 compiles)"
+python3 "$ROOT/scripts/compile_case_table.py" "$BUILD" "$CASES" "$BUILD/kernels"

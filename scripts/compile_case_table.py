@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Compiles one gfx950 kernel per family of the DeepSeek-V4 case table with
+mxgemm-compile and prints each kernel's resources (read back from the code
+object by the compiler) and its compile time.
+
+Usage: compile_case_table.py BUILD_DIR CASES_TSV OUT_DIR
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+
+def families(tsv):
+    rows = []
+    header = None
+    for line in open(tsv):
+        if line.startswith("#") or not line.strip():
+            continue
+        cols = line.rstrip("\n").split("\t")
+        if header is None:
+            header = cols
+            continue
+        rows.append(dict(zip(header, cols)))
+    return rows
+
+
+def main():
+    build, tsv, out = sys.argv[1:4]
+    os.makedirs(out, exist_ok=True)
+    compiler = os.path.join(build, "bin", "mxgemm-compile")
+    print("%-15s %6s %5s  %-9s %5s %5s %5s %7s %8s %9s" %
+          ("family", "N", "K", "mfma", "vgpr", "agpr", "sgpr", "lds", "scratch",
+           "compile"))
+    failures = 0
+    for fam in families(tsv):
+        name = fam["family"]
+        hsaco = os.path.join(out, name + ".hsaco")
+        cmd = [compiler, "--n", fam["N"], "--k", fam["K"], "--name",
+               "mxgemm_" + name, "-o", hsaco]
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            times.append(time.perf_counter() - start)
+            if proc.returncode != 0:
+                break
+        if proc.returncode != 0:
+            failures += 1
+            print("%-15s FAILED: %s" % (name, proc.stderr.strip()))
+            continue
+        side = json.load(open(hsaco + ".json"))
+        res = side["resources"]
+        mfma = "32x32x64" if "m32n32k64" in side["config"] else "16x16x128"
+        print("%-15s %6s %5s  %-9s %5d %5d %5d %7d %8d %8.2fs" %
+              (name, fam["N"], fam["K"], mfma, res["vgpr_count"],
+               res["agpr_count"], res["sgpr_count"], side["lds_bytes"],
+               res["scratch_bytes"], statistics.median(times)))
+        if res["scratch_bytes"] or res["vgpr_spill_count"] or res["sgpr_spill_count"]:
+            failures += 1
+            print("%-15s ERROR: the kernel spills or uses scratch" % name)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
