@@ -28,6 +28,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <algorithm>
 #include <deque>
 #include <mutex>
 
@@ -354,6 +355,10 @@ Error mxgemm::emu::checkReachable(const Program &program, uint32_t entry,
                                   StringRef kernel) {
   std::vector<bool> seen(program.insts.size(), false);
   std::deque<uint32_t> work{entry};
+  // The first unmodelled instruction is named in full; the distinct opcodes
+  // of the others are listed too, so one run shows everything that is missing.
+  std::string first;
+  std::vector<std::string> others;
   while (!work.empty()) {
     uint32_t i = work.front();
     work.pop_front();
@@ -362,14 +367,20 @@ Error mxgemm::emu::checkReachable(const Program &program, uint32_t entry,
     seen[i] = true;
     const Inst &inst = program.insts[i];
     if (!inst.fn || !program.unhandled[i].empty()) {
-      std::string msg;
-      raw_string_ostream os(msg);
-      os << "kernel '" << kernel << "': instruction "
-         << (program.unhandled[i].empty() ? std::string("<unknown>")
-                                          : program.unhandled[i])
-         << " at .text+0x" << format_hex_no_prefix(inst.offset, 1) << " ("
-         << program.text[i] << ") is not modelled by the emulator";
-      return createStringError(inconvertibleErrorCode(), msg);
+      std::string name = program.unhandled[i].empty()
+                             ? std::string("<unknown>")
+                             : program.unhandled[i];
+      if (first.empty()) {
+        raw_string_ostream os(first);
+        os << "kernel '" << kernel << "': instruction " << name
+           << " at .text+0x" << format_hex_no_prefix(inst.offset, 1) << " ("
+           << program.text[i] << ") is not modelled by the emulator";
+        others.push_back(name);
+      } else if (std::find(others.begin(), others.end(), name) ==
+                 others.end()) {
+        others.push_back(name);
+      }
+      // Keep walking: an unmodelled non-branch falls through.
     }
     if (inst.flags & FlagEnd)
       continue;
@@ -380,5 +391,13 @@ Error mxgemm::emu::checkReachable(const Program &program, uint32_t entry,
     }
     work.push_back(i + 1);
   }
-  return Error::success();
+  if (first.empty())
+    return Error::success();
+  if (others.size() > 1) {
+    first += " (also unmodelled:";
+    for (size_t j = 1; j < others.size(); ++j)
+      first += " " + others[j];
+    first += ")";
+  }
+  return createStringError(inconvertibleErrorCode(), first);
 }

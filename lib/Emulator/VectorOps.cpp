@@ -242,6 +242,139 @@ VOP_64(ashrrevI64, uint64_t(int64_t(b) >> (a & 63)))
 VOP_64(pkMovB32, ((m0 & 4) ? (a >> 32) : (a & 0xffffffffu)) |
                      (((m1 & 4) ? (b >> 32) : (b & 0xffffffffu)) << 32))
 
+/// v_lshl_add_u64 vdst[2], src0[2], src1, src2[2]: (src0 << src1[2:0]) +
+/// src2 (CDNA3/4 ISA: only shifts 0..4 are supported; the emulator uses the
+/// low three bits like the instruction's definition).
+Status lshlAddU64(ExecContext &, Wave &w, const Inst &I) {
+  Src s0(w, I.vals[1]), s1(w, I.vals[2]), s2(w, I.vals[3]);
+  uint32_t *dlo = w.v[I.vals[0].reg], *dhi = w.v[I.vals[0].reg + 1];
+  forLanes(w, [&](unsigned l) {
+    uint64_t r = (s0.u64(l) << (s1[l] & 7)) + s2.u64(l);
+    dlo[l] = uint32_t(r);
+    dhi[l] = uint32_t(r >> 32);
+  });
+  return Status::Continue;
+}
+
+/// v_bitop3_b32 vdst, src0, src1, src2 bitop3:imm: every result bit is
+/// imm[(src0 << 2) | (src1 << 1) | src2] of the source bits (the truth-table
+/// convention src0 = 0xf0, src1 = 0xcc, src2 = 0xaa).
+Status bitop3B32(ExecContext &, Wave &w, const Inst &I) {
+  Src s0(w, I.vals[1]), s1(w, I.vals[2]), s2(w, I.vals[3]);
+  uint32_t table = uint32_t(I.imms[0]) & 0xff;
+  uint32_t *d = w.v[I.vals[0].reg];
+  forLanes(w, [&](unsigned l) {
+    uint32_t a = s0[l], b = s1[l], c = s2[l], r = 0;
+    for (unsigned t = 0; t < 8; ++t)
+      if ((table >> t) & 1)
+        r |= ((t & 4) ? a : ~a) & ((t & 2) ? b : ~b) & ((t & 1) ? c : ~c);
+    d[l] = r;
+  });
+  return Status::Continue;
+}
+
+//===----------------------------------------------------------------------===//
+// SDWA (gfx9 sub-dword addressing) forms of integer VOP1/VOP2 instructions.
+// Operands: vdst, [mods] src0, [[mods] src1], clamp, dst_sel, dst_unused,
+// src0_sel[, src1_sel]; sel 0..3 = BYTE_n, 4..5 = WORD_n, 6 = DWORD. A source
+// field is zero-extended unless its modifier has SEXT (16); the result field
+// lands at dst_sel with the other bits zero (UNUSED_PAD = 0), filled with
+// its sign (UNUSED_SEXT = 1) or kept (UNUSED_PRESERVE = 2).
+//===----------------------------------------------------------------------===//
+
+inline uint32_t sdwaSelect(uint32_t x, unsigned sel, bool sext) {
+  if (sel >= 6)
+    return x;
+  unsigned width = sel < 4 ? 8 : 16, shift = sel < 4 ? 8 * sel : 16 * (sel - 4);
+  uint32_t field = (x >> shift) & ((1u << width) - 1);
+  if (sext && (field >> (width - 1)))
+    field |= ~((1u << width) - 1);
+  return field;
+}
+
+inline uint32_t sdwaPlace(uint32_t result, uint32_t old, unsigned sel,
+                          unsigned unused) {
+  if (sel >= 6)
+    return result;
+  unsigned width = sel < 4 ? 8 : 16, shift = sel < 4 ? 8 * sel : 16 * (sel - 4);
+  uint32_t fieldMask = ((1u << width) - 1) << shift;
+  uint32_t placed = (result << shift) & fieldMask;
+  if (unused == 2)
+    return placed | (old & ~fieldMask);
+  if (unused == 1 && ((result >> (width - 1)) & 1))
+    placed |= ~((fieldMask) | ((1u << shift) - 1));
+  return placed;
+}
+
+struct OpOr {
+  static uint32_t f(uint32_t a, uint32_t b) { return a | b; }
+};
+struct OpAnd {
+  static uint32_t f(uint32_t a, uint32_t b) { return a & b; }
+};
+struct OpXor {
+  static uint32_t f(uint32_t a, uint32_t b) { return a ^ b; }
+};
+struct OpAdd {
+  static uint32_t f(uint32_t a, uint32_t b) { return a + b; }
+};
+struct OpSub {
+  static uint32_t f(uint32_t a, uint32_t b) { return a - b; }
+};
+struct OpSubrev {
+  static uint32_t f(uint32_t a, uint32_t b) { return b - a; }
+};
+struct OpLshlrev {
+  static uint32_t f(uint32_t a, uint32_t b) { return b << (a & 31); }
+};
+struct OpLshrrev {
+  static uint32_t f(uint32_t a, uint32_t b) { return b >> (a & 31); }
+};
+struct OpAshrrev {
+  static uint32_t f(uint32_t a, uint32_t b) {
+    return uint32_t(int32_t(b) >> (a & 31));
+  }
+};
+struct OpMulU24 {
+  static uint32_t f(uint32_t a, uint32_t b) { return u24(a) * u24(b); }
+};
+struct OpMinU32 {
+  static uint32_t f(uint32_t a, uint32_t b) { return a < b ? a : b; }
+};
+struct OpMaxU32 {
+  static uint32_t f(uint32_t a, uint32_t b) { return a > b ? a : b; }
+};
+struct OpMov {
+  static uint32_t f(uint32_t a, uint32_t) { return a; }
+};
+struct OpNot {
+  static uint32_t f(uint32_t a, uint32_t) { return ~a; }
+};
+
+template <typename Op, unsigned NSrc>
+Status sdwaOp(ExecContext &ctx, Wave &w, const Inst &I) {
+  constexpr unsigned NumSels = NSrc + 2;
+  if (I.numImms < NumSels)
+    return ctx.fail(I, "SDWA operand layout not understood");
+  const int64_t *sel = &I.imms[I.numImms - NumSels];
+  unsigned dstSel = unsigned(sel[0]), dstUnused = unsigned(sel[1]);
+  unsigned sel0 = unsigned(sel[2]), sel1 = NSrc > 1 ? unsigned(sel[3]) : 6;
+  if (I.vals[0].kind != OpKind::Vgpr)
+    return ctx.fail(I, "SDWA with a non-VGPR destination is not modelled");
+  const Operand &o0 = I.vals[1], &o1 = I.vals[NSrc > 1 ? 2 : 1];
+  if ((o0.mods | (NSrc > 1 ? o1.mods : 0)) & 3)
+    return ctx.fail(I, "SDWA neg/abs on an integer operation");
+  bool sx0 = o0.mods & 16, sx1 = o1.mods & 16;
+  Src s0(w, o0), s1(w, o1);
+  uint32_t *d = w.v[I.vals[0].reg];
+  forLanes(w, [&](unsigned l) {
+    uint32_t a = sdwaSelect(s0[l], sel0, sx0);
+    uint32_t b = NSrc > 1 ? sdwaSelect(s1[l], sel1, sx1) : 0;
+    d[l] = sdwaPlace(Op::f(a, b), d[l], dstSel, dstUnused);
+  });
+  return Status::Continue;
+}
+
 /// Carry-out ops: vals = vdst, sdst, src0, src1 [, carry-in].
 template <int Kind> Status carryOp(ExecContext &, Wave &w, const Inst &I) {
   Src s0(w, I.vals[2]), s1(w, I.vals[3]);
@@ -523,6 +656,22 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
       {"V_SUBB_CO_U32", carryOp<4>},
       {"V_SUBBREV_CO_U32", carryOp<5>},
       {"V_MAD_U64_U32", madU64U32},
+      {"V_LSHL_ADD_U64", lshlAddU64},
+      {"V_BITOP3_B32", bitop3B32},
+      {"V_OR_B32_sdwa", sdwaOp<OpOr, 2>},
+      {"V_AND_B32_sdwa", sdwaOp<OpAnd, 2>},
+      {"V_XOR_B32_sdwa", sdwaOp<OpXor, 2>},
+      {"V_ADD_U32_sdwa", sdwaOp<OpAdd, 2>},
+      {"V_SUB_U32_sdwa", sdwaOp<OpSub, 2>},
+      {"V_SUBREV_U32_sdwa", sdwaOp<OpSubrev, 2>},
+      {"V_LSHLREV_B32_sdwa", sdwaOp<OpLshlrev, 2>},
+      {"V_LSHRREV_B32_sdwa", sdwaOp<OpLshrrev, 2>},
+      {"V_ASHRREV_I32_sdwa", sdwaOp<OpAshrrev, 2>},
+      {"V_MUL_U32_U24_sdwa", sdwaOp<OpMulU24, 2>},
+      {"V_MIN_U32_sdwa", sdwaOp<OpMinU32, 2>},
+      {"V_MAX_U32_sdwa", sdwaOp<OpMaxU32, 2>},
+      {"V_MOV_B32_sdwa", sdwaOp<OpMov, 1>},
+      {"V_NOT_B32_sdwa", sdwaOp<OpNot, 1>},
       {"V_CNDMASK_B32", cndmask},
       {"V_READFIRSTLANE_B32", readfirstlane},
       {"V_READLANE_B32", readlane},

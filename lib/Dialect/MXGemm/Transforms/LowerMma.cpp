@@ -54,7 +54,9 @@ public:
   Value loadOperand(Value mem, Value rowBase, Value kBase) {
     auto elem = cast<MemRefType>(mem.getType()).getElementType();
     auto halfType = VectorType::get({16}, elem);
-    Value first = add(add(rowBase, kBase), mul(coords.g, 16));
+    Value groupOffset = mul(coords.g, 16);
+    Value rowK = add(rowBase, kBase);
+    Value first = add(rowK, groupOffset);
     Value lo = vector::LoadOp::create(b, loc, halfType, mem, first);
     Value hi = vector::LoadOp::create(b, loc, halfType, mem,
                                       add(first, nonK == 32 ? 32 : 64));

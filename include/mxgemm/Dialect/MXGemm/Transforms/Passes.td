@@ -44,14 +44,22 @@ def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
 def MXGemmGroupTiles : Pass<"mxgemm-group-tiles"> {
   let summary = "expand mxgemm.program_tile into the program-id -> tile swizzle";
   let description = [{
-    Replaces `mxgemm.program_tile` with index arithmetic. With
-    `group_m = 1, group_n = 0` programs walk the output tiles in row-major
-    order. Other groupings are implemented by the tile-grouping work of the
-    optimisation passes; until then this pass reports them as an error
-    naming the unsupported field.
+    Replaces `mxgemm.program_tile` with the index arithmetic of
+    `TileGrouping.h` (the same formula the bijection unit tests enumerate):
 
-    Target: any; the XCD remap (gfx950 dispatches workgroups round-robin
-    over 8 XCDs) is the only gfx950-specific part.
+    - `group_m = 1, group_n = 0`: row-major order;
+    - `group_m = G, group_n = 0`: the classic 1-D GROUP_M (bands of G tile
+      rows, M fastest inside a band);
+    - `group_m = GM, group_n = GN`: 2-D groups of GM x GN tiles (e.g. the
+      case table's 4M x 8N and 8M x 4N), M fastest inside a group;
+    - `xcd_remap = true`: first remaps program ids so that the ids gfx950
+      dispatches to one XCD (p % 8) form a contiguous logical range, so that
+      tiles sharing operands share that XCD's 4 MB L2.
+
+    The last band and column group may be partial (M is a runtime value);
+    every tile is produced exactly once.
+
+    Example: `mxgemm-opt --mxgemm-tile --mxgemm-group-tiles in.mlir`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

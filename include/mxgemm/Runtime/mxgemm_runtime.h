@@ -1,0 +1,234 @@
+/*===- mxgemm_runtime.h - C API of the mxgemm runtime shim --------*- C -*-===*
+ *
+ * The one public header of libmxgemm_runtime.so (C99, no C++ across it):
+ * shape dispatch of block-scaled MXFP8 GEMMs Y = X . W^T (DESIGN.md sections
+ * 1 and 5) onto the gfx950 kernels embedded in the library (built ahead of
+ * time from tuning/gfx950.json). A caller asks `mxgemm_query` whether a
+ * problem has a tuned kernel; `mxgemm_gemm` launches it on a hipStream_t, or
+ * returns MXGEMM_STATUS_NOT_ELIGIBLE with the rule that failed so that the
+ * caller's own path runs. HIP is loaded with dlopen at first use and never
+ * linked. Every function returns a status code; see docs/Runtime.md.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef MXGEMM_RUNTIME_H
+#define MXGEMM_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define MXGEMM_API __attribute__((visibility("default")))
+#else
+#define MXGEMM_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MXGEMM_VERSION_MAJOR 0
+#define MXGEMM_VERSION_MINOR 1
+#define MXGEMM_VERSION_PATCH 0
+
+/* Status of every call. Values are stable (documented encodings). */
+typedef enum mxgemm_status {
+  MXGEMM_STATUS_OK = 0,
+  /* The problem has no tuned kernel here; `reason` says which rule failed.
+     The caller runs its own path. */
+  MXGEMM_STATUS_NOT_ELIGIBLE = 1,
+  /* Null pointer, zero/negative/mismatched size, overflow, bad enum. */
+  MXGEMM_STATUS_INVALID_ARGUMENT = 2,
+  /* A HIP call failed (or, in strict mode, HIP/a code object is missing). */
+  MXGEMM_STATUS_HIP_ERROR = 3,
+  /* The operation exists in the API but not for this kernel/build (weight
+     packing before the packed_registers staging lands). */
+  MXGEMM_STATUS_NOT_SUPPORTED = 4,
+  /* A bug in the library (an internal invariant failed). */
+  MXGEMM_STATUS_INTERNAL = 5
+} mxgemm_status;
+
+/* Why a problem is not eligible (plan.reason). Stable values. */
+typedef enum mxgemm_reason {
+  MXGEMM_REASON_NONE = 0,
+  MXGEMM_REASON_HIP_UNAVAILABLE = 1,     /* dlopen/hipInit/no device */
+  MXGEMM_REASON_ARCH_MISMATCH = 2,       /* device is not gfx950 (CC 9.5) */
+  MXGEMM_REASON_OUTPUT_TYPE = 3,         /* output is not BF16 */
+  MXGEMM_REASON_NOT_PREQUANTIZED = 4,    /* X or W is not FP8 (+E8M0) */
+  MXGEMM_REASON_K_NOT_MULTIPLE_OF_32 = 5,
+  MXGEMM_REASON_NOT_CONTIGUOUS = 6,      /* a leading dimension != row length */
+  MXGEMM_REASON_NO_TUNED_KERNEL = 7,     /* no entry for (arch,N,K,fmts,...) */
+  MXGEMM_REASON_M_OUT_OF_RANGE = 8,      /* key found, M outside its ranges */
+  MXGEMM_REASON_CODE_OBJECT_LOAD = 9,    /* hipModuleLoadData/GetFunction */
+  MXGEMM_REASON_MISALIGNED = 10,         /* a pointer is not 16-byte aligned */
+  MXGEMM_REASON_PACKED_WEIGHTS = 11      /* kernel/packing mismatch */
+} mxgemm_reason;
+
+/* Element types. X and W must be FP8 (pre-quantized) for the tuned path;
+   the others exist so that a caller can describe its problem and be told
+   NOT_ELIGIBLE instead of lying about its data. */
+typedef enum mxgemm_dtype {
+  MXGEMM_DTYPE_E4M3 = 0, /* f8E4M3FN */
+  MXGEMM_DTYPE_E5M2 = 1, /* f8E5M2 */
+  MXGEMM_DTYPE_BF16 = 2,
+  MXGEMM_DTYPE_F16 = 3,
+  MXGEMM_DTYPE_F32 = 4
+} mxgemm_dtype;
+
+/* Granularity of the E8M0 weight scales (DESIGN.md section 1). */
+typedef enum mxgemm_scale_granularity {
+  MXGEMM_SCALE_BLOCK32X32 = 0, /* Ws [ceil(N/32), K/32] */
+  MXGEMM_SCALE_PER_ROW = 1     /* Ws [N, K/32] */
+} mxgemm_scale_granularity;
+
+/* One GEMM Y[M,N] = X[M,K] . W[N,K]^T with Xs [M, K/32] and Ws as above.
+   Leading dimensions are in elements; 0 means "row-major contiguous". A
+   leading dimension larger than the row is legal but NOT_ELIGIBLE (the
+   kernels take contiguous operands); smaller is INVALID_ARGUMENT. */
+typedef struct mxgemm_problem {
+  int64_t m, n, k;
+  mxgemm_dtype x_type;               /* default E4M3 */
+  mxgemm_dtype w_type;               /* default E4M3 */
+  mxgemm_scale_granularity w_scale;  /* default BLOCK32X32 */
+  mxgemm_dtype out_type;             /* default BF16 */
+  int64_t ld_x, ld_xs, ld_w, ld_ws, ld_y;
+} mxgemm_problem;
+
+/* Device pointers of the operands (from hipMalloc, or mxgemm_device_alloc). */
+typedef struct mxgemm_tensors {
+  const void *x, *xs, *w, *ws;
+  void *y;
+} mxgemm_tensors;
+
+/* The decision for one problem. Strings point into the library's static
+   data (valid until it is unloaded), or into `message`. */
+typedef struct mxgemm_plan {
+  mxgemm_status status;
+  mxgemm_reason reason;
+  const char *entry;  /* tuning-database entry name, "" if none */
+  const char *kernel; /* kernel symbol in the code object, "" if none */
+  const char *config; /* #mxgemm.config body of the kernel */
+  const char *note;   /* the database note (e.g. the case-table plan) */
+  uint32_t grid_x, grid_y, grid_z;            /* workgroups */
+  uint32_t block_x, block_y, block_z;         /* work-items per workgroup */
+  uint32_t lds_bytes;                         /* dynamic LDS: always 0 */
+  uint32_t program_tile_m, tile_n, num_tiles_n;
+  uint32_t k_step; /* K per MFMA step: 64 (32x32x64) or 128 (16x16x128) */
+  int64_t m_min, m_max; /* M range of the entry */
+  char message[320];    /* human-readable decision / reason */
+} mxgemm_plan;
+
+typedef void (*mxgemm_log_fn)(void *user_data, const char *message);
+
+typedef struct mxgemm_context_options {
+  /* HIP library to dlopen; NULL: $MXGEMM_HIP_LIBRARY, else libamdhip64.so. */
+  const char *hip_library;
+  /* Strict mode: HIP or code-object load failures are MXGEMM_STATUS_HIP_ERROR
+     instead of NOT_ELIGIBLE (with a once-per-process warning). */
+  int strict;
+  /* Dry run: mxgemm_gemm does every check and packs the kernel arguments but
+     does not call hipModuleLaunchKernel (benchmarks, tests). */
+  int dry_run;
+  /* Receives warnings; NULL: they go to stderr. */
+  mxgemm_log_fn log;
+  void *log_user_data;
+} mxgemm_context_options;
+
+typedef struct mxgemm_context mxgemm_context;
+
+/* Static information about one embedded kernel (for tools and bindings). */
+typedef struct mxgemm_kernel_info {
+  const char *entry, *kernel, *arch, *config, *note;
+  int64_t n, k, m_min, m_max;
+  mxgemm_dtype x_type, w_type, out_type;
+  mxgemm_scale_granularity w_scale;
+  size_t code_object_bytes;
+  uint32_t workgroup_size, vgpr_count, agpr_count, sgpr_count;
+} mxgemm_kernel_info;
+
+/* "0.1.0". */
+MXGEMM_API const char *mxgemm_version(void);
+/* Static name of a status ("MXGEMM_STATUS_OK", ...); never NULL. */
+MXGEMM_API const char *mxgemm_status_string(mxgemm_status status);
+/* Static name of a reason ("MXGEMM_REASON_M_OUT_OF_RANGE", ...). */
+MXGEMM_API const char *mxgemm_reason_string(mxgemm_reason reason);
+/* Message of the last failed call on this thread ("" if none). */
+MXGEMM_API const char *mxgemm_last_error(void);
+
+/* Defaults: all zero/NULL. */
+MXGEMM_API void mxgemm_context_options_init(mxgemm_context_options *options);
+/* Fills the defaults (E4M3 x E4M3, block32x32, BF16, contiguous) and M/N/K. */
+MXGEMM_API void mxgemm_problem_init(mxgemm_problem *problem, int64_t m,
+                                    int64_t n, int64_t k);
+/* `options` may be NULL. HIP is not touched until the first call needing it. */
+MXGEMM_API mxgemm_status mxgemm_context_create(
+    const mxgemm_context_options *options, mxgemm_context **context);
+/* Unloads the modules; NULL is a no-op. No call may be in flight. */
+MXGEMM_API mxgemm_status mxgemm_context_destroy(mxgemm_context *context);
+
+/* The decision for `problem` (shape-level rules, device, code object). The
+   pointer rules (alignment) are checked by mxgemm_gemm. Returns plan->status.
+   Thread-safe; after the first call it neither allocates nor locks. */
+MXGEMM_API mxgemm_status mxgemm_query(mxgemm_context *context,
+                                      const mxgemm_problem *problem,
+                                      mxgemm_plan *plan);
+/* Launches the tuned kernel on `stream` (a hipStream_t; NULL = default
+   stream). Asynchronous. NOT_ELIGIBLE: nothing was launched, run your own
+   path. `plan` may be NULL. Thread-safe, allocation- and lock-free. */
+MXGEMM_API mxgemm_status mxgemm_gemm(mxgemm_context *context,
+                                     const mxgemm_problem *problem,
+                                     const mxgemm_tensors *tensors,
+                                     void *stream, mxgemm_plan *plan);
+/* Packs W/Ws once per weight tensor for kernels with stage_w =
+   packed_registers. With `packed` NULL, only *packed_bytes is set. No
+   embedded kernel uses packed weights yet (the staging pass has not landed):
+   today this returns MXGEMM_STATUS_NOT_SUPPORTED with the reason. */
+MXGEMM_API mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
+                                             const mxgemm_problem *problem,
+                                             const void *w, const void *ws,
+                                             void *packed,
+                                             size_t *packed_bytes,
+                                             void *stream);
+
+/* Embedded kernel library. */
+MXGEMM_API size_t mxgemm_kernel_count(void);
+MXGEMM_API mxgemm_status mxgemm_kernel_get(size_t index,
+                                           mxgemm_kernel_info *info);
+/* Pointer to the embedded code object of kernel `index` (for inspection). */
+MXGEMM_API mxgemm_status mxgemm_kernel_code_object(size_t index,
+                                                   const void **data,
+                                                   size_t *bytes);
+/* Output tile of workgroup `workgroup` under `plan` (rows [row, row +
+   program_tile_m) x cols [col, col + tile_n), clipped to M). */
+MXGEMM_API mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
+                                                    uint32_t workgroup,
+                                                    int64_t *row,
+                                                    int64_t *col);
+
+/* Thin wrappers over the dlopened HIP of `context`, so that bindings and
+   tools need no HIP headers: device memory, copies, stream sync. */
+MXGEMM_API mxgemm_status mxgemm_device_alloc(mxgemm_context *context,
+                                             size_t bytes, void **ptr);
+MXGEMM_API mxgemm_status mxgemm_device_free(mxgemm_context *context,
+                                            void *ptr);
+MXGEMM_API mxgemm_status mxgemm_copy_to_device(mxgemm_context *context,
+                                               void *dst, const void *src,
+                                               size_t bytes);
+MXGEMM_API mxgemm_status mxgemm_copy_to_host(mxgemm_context *context,
+                                             void *dst, const void *src,
+                                             size_t bytes);
+MXGEMM_API mxgemm_status mxgemm_device_memset(mxgemm_context *context,
+                                              void *ptr, int value,
+                                              size_t bytes);
+MXGEMM_API mxgemm_status mxgemm_synchronize(mxgemm_context *context,
+                                            void *stream);
+/* Device name and compute capability as HIP reports them. */
+MXGEMM_API mxgemm_status mxgemm_device_info(mxgemm_context *context,
+                                            char *name, size_t name_bytes,
+                                            int *cc_major, int *cc_minor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MXGEMM_RUNTIME_H */

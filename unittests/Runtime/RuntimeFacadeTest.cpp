@@ -1,0 +1,301 @@
+//===- RuntimeFacadeTest.cpp - the shim on the emulator's HIP facade ------===//
+//
+// Runs libmxgemm_runtime.so unchanged on libmxgemm_hip_emu.so (the emulator
+// behind the real HIP C API): plans for every tuned family, launches whose
+// sampled workgroups (MXGEMM_EMU_WORKGROUPS) are compared bit for bit with
+// the CPU reference, the pointer and code-object rules, weight packing, and
+// many threads sharing one context. Skipped when the facade is not built.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Numerics/Quantize.h"
+#include "mxgemm/Numerics/Reference.h"
+#include "mxgemm/Runtime/mxgemm_runtime.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace nx = mxgemm::numerics;
+
+namespace {
+
+std::string facadePath() {
+  const char *env = std::getenv("MXGEMM_HIP_LIBRARY");
+  return env && *env ? env : MXGEMM_HIP_FACADE_PATH;
+}
+
+#define REQUIRE_FACADE()                                                       \
+  do {                                                                         \
+    if (::access(facadePath().c_str(), R_OK) != 0)                             \
+      GTEST_SKIP() << "HIP facade not built: " << facadePath();                \
+  } while (0)
+
+struct Context {
+  mxgemm_context *ctx = nullptr;
+  explicit Context(int strict = 0, int dryRun = 0) {
+    mxgemm_context_options o;
+    mxgemm_context_options_init(&o);
+    std::string path = facadePath();
+    o.hip_library = path.c_str();
+    o.strict = strict;
+    o.dry_run = dryRun;
+    EXPECT_EQ(mxgemm_context_create(&o, &ctx), MXGEMM_STATUS_OK);
+  }
+  ~Context() { mxgemm_context_destroy(ctx); }
+};
+
+struct DeviceBuffer {
+  mxgemm_context *ctx;
+  void *ptr = nullptr;
+  size_t bytes;
+  DeviceBuffer(mxgemm_context *c, size_t n) : ctx(c), bytes(n) {
+    EXPECT_EQ(mxgemm_device_alloc(ctx, bytes, &ptr), MXGEMM_STATUS_OK)
+        << mxgemm_last_error();
+  }
+  DeviceBuffer(mxgemm_context *c, const std::vector<uint8_t> &host)
+      : DeviceBuffer(c, host.size()) {
+    EXPECT_EQ(mxgemm_copy_to_device(ctx, ptr, host.data(), bytes),
+              MXGEMM_STATUS_OK);
+  }
+  ~DeviceBuffer() { mxgemm_device_free(ctx, ptr); }
+};
+
+/// Random operands of one problem on the device, and the means to check a
+/// launch against the reference.
+struct Problem {
+  mxgemm_problem p;
+  nx::MXMatrix x, w;
+  Problem(int64_t m, int64_t n, int64_t k, uint64_t seed) {
+    mxgemm_problem_init(&p, m, n, k);
+    x = nx::randomMXMatrix(seed, m, k, nx::FP8Format::E4M3);
+    w = nx::randomMXMatrix(seed + 1, n, k, nx::FP8Format::E4M3,
+                           nx::ScaleGranularity::Block32x32);
+  }
+  nx::MXGemmOperands operands() const {
+    nx::MXGemmOperands o;
+    o.m = p.m, o.n = p.n, o.k = p.k;
+    o.x = x.data.data(), o.xScales = x.scales.data();
+    o.w = w.data.data(), o.wScales = w.scales.data();
+    o.wScaleGranularity = nx::ScaleGranularity::Block32x32;
+    return o;
+  }
+};
+
+/// Launches `prob` with only `workgroups` executed and checks Y: those tiles
+/// bit-exact against the reference, every other element untouched.
+void runAndCheck(mxgemm_context *ctx, const Problem &prob,
+                 const std::vector<uint32_t> &workgroups) {
+  std::string list;
+  for (uint32_t wg : workgroups)
+    list += (list.empty() ? "" : ",") + std::to_string(wg);
+  ::setenv("MXGEMM_EMU_WORKGROUPS", list.c_str(), 1);
+  const mxgemm_problem &p = prob.p;
+  DeviceBuffer x(ctx, prob.x.data), xs(ctx, prob.x.scales),
+      w(ctx, prob.w.data), ws(ctx, prob.w.scales);
+  size_t yBytes = size_t(p.m * p.n * 2);
+  DeviceBuffer y(ctx, yBytes);
+  ASSERT_EQ(mxgemm_device_memset(ctx, y.ptr, 0xff, yBytes), MXGEMM_STATUS_OK);
+  mxgemm_tensors t{x.ptr, xs.ptr, w.ptr, ws.ptr, y.ptr};
+  mxgemm_plan plan;
+  ASSERT_EQ(mxgemm_gemm(ctx, &p, &t, nullptr, &plan), MXGEMM_STATUS_OK)
+      << plan.message;
+  ASSERT_EQ(mxgemm_synchronize(ctx, nullptr), MXGEMM_STATUS_OK)
+      << mxgemm_last_error();
+  ::unsetenv("MXGEMM_EMU_WORKGROUPS");
+  std::vector<uint16_t> got(size_t(p.m * p.n)), want(got.size(), 0xffff);
+  ASSERT_EQ(mxgemm_copy_to_host(ctx, got.data(), y.ptr, yBytes),
+            MXGEMM_STATUS_OK);
+  std::vector<nx::OutputRegion> tiles;
+  for (uint32_t wg : workgroups) {
+    int64_t row, col;
+    ASSERT_EQ(mxgemm_plan_workgroup_tile(&plan, wg, &row, &col),
+              MXGEMM_STATUS_OK);
+    tiles.push_back({row, std::min<int64_t>(row + plan.program_tile_m, p.m),
+                     col, col + plan.tile_n});
+  }
+  nx::ReferenceOptions ro;
+  ro.kStep = int(plan.k_step);
+  nx::referenceGemmTiles(prob.operands(), tiles, nx::OutputType::BF16,
+                         want.data(), ro);
+  size_t mismatches = 0, computed = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    computed += want[i] != 0xffff;
+    if (got[i] != want[i] && mismatches++ < 5)
+      ADD_FAILURE() << "Y[" << i / p.n << "][" << i % p.n << "] = 0x"
+                    << std::hex << got[i] << ", want 0x" << want[i];
+  }
+  EXPECT_EQ(mismatches, 0u);
+  EXPECT_GT(computed, 0u);
+}
+
+TEST(RuntimeFacade, PlansForEveryFamily) {
+  REQUIRE_FACADE();
+  Context c;
+  for (size_t i = 0; i < mxgemm_kernel_count(); ++i) {
+    mxgemm_kernel_info info;
+    ASSERT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
+    for (int64_t m : {8193, 9199, 10732, 16384}) {
+      mxgemm_problem p;
+      mxgemm_problem_init(&p, m, info.n, info.k);
+      mxgemm_plan plan;
+      ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_OK)
+          << info.entry << " M=" << m << ": " << plan.message;
+      EXPECT_EQ(plan.reason, MXGEMM_REASON_NONE);
+      EXPECT_STREQ(plan.entry, info.entry);
+      EXPECT_STREQ(plan.kernel, info.kernel);
+      EXPECT_EQ(plan.block_x, 256u);
+      EXPECT_EQ(plan.grid_x, uint32_t((m + 127) / 128 * (info.n / 128)));
+      EXPECT_EQ(plan.k_step, 64u);
+    }
+  }
+  char name[64];
+  int major = 0, minor = 0;
+  ASSERT_EQ(mxgemm_device_info(c.ctx, name, sizeof(name), &major, &minor),
+            MXGEMM_STATUS_OK);
+  EXPECT_EQ(major, 9);
+  EXPECT_EQ(minor, 5);
+}
+
+TEST(RuntimeFacade, GemmMatchesReferenceOnSampledWorkgroups) {
+  REQUIRE_FACADE();
+  Context c;
+  // index_query (N = 4096, K = 1280) at the smallest tuned M: 65 x 32
+  // workgroups; the first, an interior one and the last (a 1-row edge tile).
+  Problem prob(8193, 4096, 1280, 7);
+  runAndCheck(c.ctx, prob, {0, 33, 65 * 32 - 1});
+}
+
+TEST(RuntimeFacade, MisalignedPointersAreNotEligible) {
+  REQUIRE_FACADE();
+  Context c;
+  mxgemm_problem p;
+  mxgemm_problem_init(&p, 8193, 4096, 1280);
+  DeviceBuffer buf(c.ctx, 4096);
+  char *base = static_cast<char *>(buf.ptr);
+  mxgemm_tensors t{base, base, base, base + 8, base};
+  mxgemm_plan plan;
+  EXPECT_EQ(mxgemm_gemm(c.ctx, &p, &t, nullptr, &plan),
+            MXGEMM_STATUS_NOT_ELIGIBLE);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_MISALIGNED);
+  EXPECT_NE(std::strstr(plan.message, "Ws is not 16-byte aligned"), nullptr)
+      << plan.message;
+}
+
+TEST(RuntimeFacade, WeightPackingIsNotSupportedYet) {
+  REQUIRE_FACADE();
+  Context c;
+  mxgemm_problem p;
+  mxgemm_problem_init(&p, 16384, 16384, 1280);
+  size_t bytes = 123;
+  EXPECT_EQ(mxgemm_pack_weights(c.ctx, &p, nullptr, nullptr, nullptr, &bytes,
+                                nullptr),
+            MXGEMM_STATUS_NOT_SUPPORTED);
+  EXPECT_EQ(bytes, 0u);
+  EXPECT_NE(std::strstr(mxgemm_last_error(), "stage_w = direct"), nullptr)
+      << mxgemm_last_error();
+  p.m = 100; // no kernel for this M: nothing to pack for
+  EXPECT_EQ(mxgemm_pack_weights(c.ctx, &p, nullptr, nullptr, nullptr, &bytes,
+                                nullptr),
+            MXGEMM_STATUS_NOT_ELIGIBLE);
+}
+
+TEST(RuntimeFacade, CodeObjectLoadFailure) {
+  REQUIRE_FACADE();
+  // Test hook: hand HIP a corrupted copy of every code object.
+  ::setenv("MXGEMM_RUNTIME_FAULT", "code_object", 1);
+  Context lenient, strict(/*strict=*/1);
+  ::unsetenv("MXGEMM_RUNTIME_FAULT");
+  mxgemm_problem p;
+  mxgemm_problem_init(&p, 8193, 4096, 1280);
+  mxgemm_plan plan;
+  EXPECT_EQ(mxgemm_query(lenient.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_CODE_OBJECT_LOAD);
+  EXPECT_NE(std::strstr(plan.message, "hipModuleLoadData(index_query)"),
+            nullptr)
+      << plan.message;
+  EXPECT_EQ(mxgemm_query(strict.ctx, &p, &plan), MXGEMM_STATUS_HIP_ERROR);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_CODE_OBJECT_LOAD);
+}
+
+TEST(RuntimeFacade, WrongArchIsNotEligible) {
+  REQUIRE_FACADE();
+  // Test hook: read the compute capability as 9.4 (gfx942).
+  ::setenv("MXGEMM_RUNTIME_FAULT", "arch", 1);
+  Context c(/*strict=*/1);
+  ::unsetenv("MXGEMM_RUNTIME_FAULT");
+  mxgemm_problem p;
+  mxgemm_problem_init(&p, 8193, 4096, 1280);
+  mxgemm_plan plan;
+  EXPECT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_ARCH_MISMATCH);
+  EXPECT_NE(std::strstr(plan.message, "9.4"), nullptr) << plan.message;
+}
+
+TEST(RuntimeFacade, ManyThreadsShareOneContext) {
+  REQUIRE_FACADE();
+  Context c;         // first use happens concurrently in the threads below
+  Context dry(0, 1); // dry-run: every check and argument packing, no launch
+  constexpr int kThreads = 8;
+  // fused_qkv (N = 1792, K = 5120): each launching thread has its own Y.
+  Problem prob(8193, 1792, 5120, 11);
+  DeviceBuffer x(c.ctx, prob.x.data), xs(c.ctx, prob.x.scales),
+      w(c.ctx, prob.w.data), ws(c.ctx, prob.w.scales);
+  ::setenv("MXGEMM_EMU_WORKGROUPS", "0", 1);
+  std::vector<std::unique_ptr<DeviceBuffer>> ys;
+  for (int t = 0; t < 4; ++t)
+    ys.push_back(std::make_unique<DeviceBuffer>(c.ctx, size_t(8193 * 1792 * 2)));
+  std::vector<int> failures(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      mxgemm_plan plan;
+      for (int i = 0; i < 3000; ++i) {
+        mxgemm_problem p;
+        int64_t m = 8000 + (i * 37 + t) % 9000;
+        mxgemm_problem_init(&p, m, i % 2 ? 1792 : 4096, i % 2 ? 5120 : 1280);
+        mxgemm_status want = m >= 8193 && m <= 16384
+                                 ? MXGEMM_STATUS_OK
+                                 : MXGEMM_STATUS_NOT_ELIGIBLE;
+        failures[t] += mxgemm_query(c.ctx, &p, &plan) != want;
+        if (i % 4 == 0 && p.n == 1792) {
+          mxgemm_tensors tens{x.ptr, xs.ptr, w.ptr, ws.ptr, ys[0]->ptr};
+          failures[t] += mxgemm_gemm(dry.ctx, &p, &tens, nullptr, &plan) != want;
+        }
+      }
+      if (t < 4) {
+        mxgemm_tensors tens{x.ptr, xs.ptr, w.ptr, ws.ptr, ys[t]->ptr};
+        failures[t] +=
+            mxgemm_gemm(c.ctx, &prob.p, &tens, nullptr, nullptr) !=
+            MXGEMM_STATUS_OK;
+      }
+    });
+  for (auto &th : threads)
+    th.join();
+  ASSERT_EQ(mxgemm_synchronize(c.ctx, nullptr), MXGEMM_STATUS_OK);
+  ::unsetenv("MXGEMM_EMU_WORKGROUPS");
+  for (int t = 0; t < kThreads; ++t)
+    EXPECT_EQ(failures[t], 0) << "thread " << t;
+  // Every launching thread computed tile 0 identically.
+  std::vector<uint16_t> want(size_t(8193 * 1792), 0xffff);
+  nx::referenceGemmTiles(prob.operands(), {{0, 128, 0, 128}},
+                         nx::OutputType::BF16, want.data());
+  for (int t = 0; t < 4; ++t) {
+    std::vector<uint16_t> got(128 * 1792);
+    ASSERT_EQ(mxgemm_copy_to_host(c.ctx, got.data(), ys[t]->ptr,
+                                  got.size() * 2),
+              MXGEMM_STATUS_OK);
+    int bad = 0;
+    for (int r = 0; r < 128; ++r)
+      for (int col = 0; col < 128; ++col)
+        bad += got[r * 1792 + col] != want[r * 1792 + col];
+    EXPECT_EQ(bad, 0) << "thread " << t;
+  }
+}
+
+} // namespace
