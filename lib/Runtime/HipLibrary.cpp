@@ -26,30 +26,25 @@ bool HipLibrary::load(const char *path, std::string &error) {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *why = dlerror();
-    error = std::string("dlopen(\"") + path + "\") failed: " +
-            (why ? why : "unknown error");
+    error = std::string("dlopen(\"") + path +
+            "\") failed: " + (why ? why : "unknown error");
     return false;
   }
   bool ok = resolve(h, "hipInit", hipInit, error) &&
             resolve(h, "hipGetDeviceCount", hipGetDeviceCount, error) &&
             resolve(h, "hipGetDevice", hipGetDevice, error) &&
-            resolve(h, "hipDeviceGetAttribute", hipDeviceGetAttribute,
-                    error) &&
+            resolve(h, "hipDeviceGetAttribute", hipDeviceGetAttribute, error) &&
             resolve(h, "hipDeviceGetName", hipDeviceGetName, error) &&
             resolve(h, "hipMalloc", hipMalloc, error) &&
             resolve(h, "hipFree", hipFree, error) &&
             resolve(h, "hipMemcpy", hipMemcpy, error) &&
             resolve(h, "hipMemset", hipMemset, error) &&
             resolve(h, "hipModuleLoadData", hipModuleLoadData, error) &&
-            resolve(h, "hipModuleGetFunction", hipModuleGetFunction,
-                    error) &&
+            resolve(h, "hipModuleGetFunction", hipModuleGetFunction, error) &&
             resolve(h, "hipModuleUnload", hipModuleUnload, error) &&
-            resolve(h, "hipModuleLaunchKernel", hipModuleLaunchKernel,
-                    error) &&
-            resolve(h, "hipStreamSynchronize", hipStreamSynchronize,
-                    error) &&
-            resolve(h, "hipDeviceSynchronize", hipDeviceSynchronize,
-                    error) &&
+            resolve(h, "hipModuleLaunchKernel", hipModuleLaunchKernel, error) &&
+            resolve(h, "hipStreamSynchronize", hipStreamSynchronize, error) &&
+            resolve(h, "hipDeviceSynchronize", hipDeviceSynchronize, error) &&
             resolve(h, "hipGetErrorString", hipGetErrorString, error);
   if (!ok) {
     error = std::string(path) + ": " + error;
@@ -63,8 +58,8 @@ bool HipLibrary::load(const char *path, std::string &error) {
 
 std::string HipLibrary::describe(hipError_t error) const {
   const char *text = hipGetErrorString ? hipGetErrorString(error) : nullptr;
-  return std::string(text ? text : "HIP error") + " (" +
-         std::to_string(error) + ")";
+  return std::string(text ? text : "HIP error") + " (" + std::to_string(error) +
+         ")";
 }
 
 } // namespace mxgemm::runtime

@@ -27,9 +27,9 @@ constexpr DispatchKey makeDispatchKey(int64_t n, int64_t k, mxgemm_dtype x,
                                       mxgemm_dtype w,
                                       mxgemm_scale_granularity ws,
                                       mxgemm_dtype out) {
-  return (uint64_t(n) << 40) | (uint64_t(k) << 16) |
-         (uint64_t(x & 0xf) << 12) | (uint64_t(w & 0xf) << 8) |
-         (uint64_t(ws & 0xf) << 4) | uint64_t(out & 0xf);
+  return (uint64_t(n) << 40) | (uint64_t(k) << 16) | (uint64_t(x & 0xf) << 12) |
+         (uint64_t(w & 0xf) << 8) | (uint64_t(ws & 0xf) << 4) |
+         uint64_t(out & 0xf);
 }
 
 /// One tuned kernel. Everything here is compile-time constant data.
@@ -45,6 +45,9 @@ struct KernelEntry {
   uint32_t workgroupSize, programTileM, tileN, numTilesN, ldsBytes;
   uint32_t kernargBytes, vgprCount, agprCount, sgprCount, kStep;
   bool packedWeights; // stage_w = packed_registers
+  // Program-id -> tile swizzle (mxgemm-group-tiles); 1, 0, false = row-major.
+  uint32_t groupM, groupN;
+  bool xcdRemap;
   const char *config, *note;
 };
 

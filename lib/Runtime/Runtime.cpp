@@ -122,14 +122,14 @@ struct mxgemm_context {
   std::string hipPath;
   // Test hooks (MXGEMM_RUNTIME_FAULT, read at context creation; see
   // docs/Runtime.md): provoke statuses a healthy setup cannot produce.
-  bool injectInternal = false;   // "internal": every decision throws
+  bool injectInternal = false;     // "internal": every decision throws
   bool corruptCodeObjects = false; // "code_object": load a corrupted copy
   bool pretendGfx942 = false;      // "arch": read compute capability as 9.4
 
   // Set up once by initialize(); read-only afterwards.
   std::once_flag initOnce;
   HipLibrary hip;
-  bool hipReady = false;   // library loaded, hipInit ok, a device exists
+  bool hipReady = false;    // library loaded, hipInit ok, a device exists
   bool archMatches = false; // compute capability 9.5 (gfx950)
   int device = 0, ccMajor = 0, ccMinor = 0;
   char deviceName[128] = {0};
@@ -164,20 +164,19 @@ void mxgemm_context::initialize() {
   if (e == hipSuccess)
     e = hip.hipGetDeviceCount(&count);
   if (e != hipSuccess || count == 0) {
-    hipError = e != hipSuccess ? "hipInit/hipGetDeviceCount: " +
-                                     hip.describe(e)
+    hipError = e != hipSuccess ? "hipInit/hipGetDeviceCount: " + hip.describe(e)
                                : std::string("no HIP device");
     warn("HIP has no usable device (" + hipError +
          "); every GEMM is NOT_ELIGIBLE");
     return;
   }
   if ((e = hip.hipGetDevice(&device)) != hipSuccess ||
-      (e = hip.hipDeviceGetAttribute(
-           &ccMajor, hipDeviceAttributeComputeCapabilityMajor, device)) !=
-          hipSuccess ||
-      (e = hip.hipDeviceGetAttribute(
-           &ccMinor, hipDeviceAttributeComputeCapabilityMinor, device)) !=
-          hipSuccess) {
+      (e = hip.hipDeviceGetAttribute(&ccMajor,
+                                     hipDeviceAttributeComputeCapabilityMajor,
+                                     device)) != hipSuccess ||
+      (e = hip.hipDeviceGetAttribute(&ccMinor,
+                                     hipDeviceAttributeComputeCapabilityMinor,
+                                     device)) != hipSuccess) {
     hipError = "querying the device: " + hip.describe(e);
     warn("HIP device query failed (" + hipError + ")");
     return;
@@ -204,14 +203,12 @@ void mxgemm_context::initialize() {
       corrupted[1] = 'X'; // not an ELF any more
       image = corrupted.data();
     }
-    if ((e = hip.hipModuleLoadData(&k.module, image)) !=
-        hipSuccess) {
+    if ((e = hip.hipModuleLoadData(&k.module, image)) != hipSuccess) {
       k.error = std::string("hipModuleLoadData(") + entry.entryName +
                 "): " + hip.describe(e);
       k.module = nullptr;
     } else if ((e = hip.hipModuleGetFunction(&k.function, k.module,
-                                             entry.kernelName)) !=
-               hipSuccess) {
+                                             entry.kernelName)) != hipSuccess) {
       k.error = std::string("hipModuleGetFunction(") + entry.kernelName +
                 "): " + hip.describe(e);
       k.function = nullptr;
@@ -220,8 +217,7 @@ void mxgemm_context::initialize() {
       firstFailure = k.error;
   }
   if (failures)
-    warn(std::to_string(failures) + " of " +
-         std::to_string(kKernelTableSize) +
+    warn(std::to_string(failures) + " of " + std::to_string(kKernelTableSize) +
          " embedded code objects could not be loaded (" + firstFailure +
          "); those problems are NOT_ELIGIBLE");
 }
@@ -256,7 +252,9 @@ int64_t elementBytes(mxgemm_dtype t) {
   return 0;
 }
 
-bool validDtype(int t) { return t >= MXGEMM_DTYPE_E4M3 && t <= MXGEMM_DTYPE_F32; }
+bool validDtype(int t) {
+  return t >= MXGEMM_DTYPE_E4M3 && t <= MXGEMM_DTYPE_F32;
+}
 
 /// rows x ld elements of `bytes` each must fit comfortably in int64/size_t.
 bool sizeFits(int64_t rows, int64_t ld, int64_t bytes) {
@@ -271,8 +269,7 @@ bool sizeFits(int64_t rows, int64_t ld, int64_t bytes) {
 /// query. Writes the reason message into `message` (may be null).
 mxgemm_status decide(mxgemm_context *ctx, const mxgemm_problem *p,
                      const mxgemm_tensors *tensors, Decision &d,
-                     mxgemm_reason &reason, char *message,
-                     size_t messageSize) {
+                     mxgemm_reason &reason, char *message, size_t messageSize) {
   MessageBuilder msg(message, messageSize);
   reason = MXGEMM_REASON_NONE;
   if (ctx->injectInternal)
@@ -465,6 +462,9 @@ void fillPlan(mxgemm_plan *plan, mxgemm_status status, mxgemm_reason reason,
   plan->tile_n = e ? e->tileN : 0;
   plan->num_tiles_n = e ? e->numTilesN : 0;
   plan->k_step = e ? e->kStep : 0;
+  plan->group_m = e ? e->groupM : 0;
+  plan->group_n = e ? e->groupN : 0;
+  plan->xcd_remap = e ? e->xcdRemap : 0;
   plan->m_min = e ? e->mMin : 0;
   plan->m_max = e ? e->mMax : 0;
 }
@@ -481,8 +481,7 @@ template <typename Body> mxgemm_status guarded(Body &&body) {
   return MXGEMM_STATUS_INTERNAL;
 }
 
-mxgemm_status hipCall(mxgemm_context *ctx, const char *what,
-                      hipError_t error) {
+mxgemm_status hipCall(mxgemm_context *ctx, const char *what, hipError_t error) {
   if (error == hipSuccess)
     return MXGEMM_STATUS_OK;
   setLastError((std::string(what) + ": " + ctx->hip.describe(error)).c_str());
@@ -627,8 +626,7 @@ mxgemm_status mxgemm_query(mxgemm_context *context,
     if (plan) {
       plan->status = MXGEMM_STATUS_INVALID_ARGUMENT;
       plan->reason = MXGEMM_REASON_NONE;
-      MessageBuilder(plan->message, sizeof(plan->message))
-          << "context is NULL";
+      MessageBuilder(plan->message, sizeof(plan->message)) << "context is NULL";
     }
     setLastError(!context ? "context is NULL" : "plan is NULL");
     return MXGEMM_STATUS_INVALID_ARGUMENT;
@@ -672,7 +670,7 @@ mxgemm_status mxgemm_gemm(mxgemm_context *context,
         void *y;
         int32_t m;
         int32_t pad;
-      } args{tensors->x, tensors->xs, tensors->w, tensors->ws,
+      } args{tensors->x, tensors->xs,         tensors->w, tensors->ws,
              tensors->y, int32_t(problem->m), 0};
       size_t argBytes = d.entry->kernargBytes;
       if (argBytes > sizeof(args))
@@ -712,8 +710,8 @@ mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
     Decision d;
     mxgemm_reason reason;
     mxgemm_plan plan;
-    mxgemm_status s = decide(context, problem, nullptr, d, reason,
-                             plan.message, sizeof(plan.message));
+    mxgemm_status s = decide(context, problem, nullptr, d, reason, plan.message,
+                             sizeof(plan.message));
     if (s == MXGEMM_STATUS_NOT_ELIGIBLE &&
         reason == MXGEMM_REASON_PACKED_WEIGHTS)
       s = MXGEMM_STATUS_OK, d.entry = nullptr; // handled below
@@ -785,8 +783,11 @@ mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
     setLastError("plan is not an OK plan or workgroup is out of its grid");
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
-  // Every embedded kernel uses group_m = 1, group_n = 0: row-major tile
-  // order (the database tool rejects other grids until grouping lands).
+  if (plan->group_m != 1 || plan->group_n != 0 || plan->xcd_remap) {
+    setLastError("workgroup -> tile mapping of grouped/remapped plans is not "
+                 "implemented in the runtime yet");
+    return MXGEMM_STATUS_NOT_SUPPORTED;
+  }
   *row = int64_t(workgroup / plan->num_tiles_n) * plan->program_tile_m;
   *col = int64_t(workgroup % plan->num_tiles_n) * plan->tile_n;
   return MXGEMM_STATUS_OK;
@@ -801,7 +802,9 @@ mxgemm_status mxgemm_device_alloc(mxgemm_context *context, size_t bytes,
   *ptr = nullptr;
   return guarded([&] {
     mxgemm_status s = requireHip(context);
-    return s ? s : hipCall(context, "hipMalloc", context->hip.hipMalloc(ptr, bytes));
+    return s ? s
+             : hipCall(context, "hipMalloc",
+                       context->hip.hipMalloc(ptr, bytes));
   });
 }
 

@@ -69,7 +69,7 @@ TEST(RuntimeApi, VersionAndStrings) {
 
 TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
   ASSERT_EQ(mxgemm_kernel_count(), 7u);
-  const char *families[] = {"wq_b",      "engram",      "wo_b",
+  const char *families[] = {"wq_b",           "engram",    "wo_b",
                             "shared_gate_up", "fused_qkv", "shared_down",
                             "index_query"};
   for (const char *family : families) {
@@ -90,11 +90,14 @@ TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
       EXPECT_NE(std::strstr(info.note, "case-table plan"), nullptr);
       const void *code;
       size_t bytes;
-      ASSERT_EQ(mxgemm_kernel_code_object(i, &code, &bytes),
-                MXGEMM_STATUS_OK);
+      ASSERT_EQ(mxgemm_kernel_code_object(i, &code, &bytes), MXGEMM_STATUS_OK);
       EXPECT_EQ(bytes, info.code_object_bytes);
       ASSERT_GT(bytes, 64u);
-      EXPECT_EQ(std::memcmp(code, "\x7f" "ELF", 4), 0);
+      EXPECT_EQ(std::memcmp(code,
+                            "\x7f"
+                            "ELF",
+                            4),
+                0);
     }
     EXPECT_TRUE(found) << family;
   }
@@ -166,8 +169,8 @@ TEST(RuntimeApi, InvalidArguments) {
   EXPECT_EQ(mxgemm_pack_weights(g.ctx, &p, nullptr, nullptr, nullptr, nullptr,
                                 nullptr),
             MXGEMM_STATUS_INVALID_ARGUMENT);
-  EXPECT_EQ(mxgemm_pack_weights(nullptr, &p, nullptr, nullptr, nullptr,
-                                &bytes, nullptr),
+  EXPECT_EQ(mxgemm_pack_weights(nullptr, &p, nullptr, nullptr, nullptr, &bytes,
+                                nullptr),
             MXGEMM_STATUS_INVALID_ARGUMENT);
   void *ptr = nullptr;
   EXPECT_EQ(mxgemm_device_alloc(g.ctx, 0, &ptr),
@@ -213,8 +216,9 @@ TEST(RuntimeApi, ShapeRulesAreNotEligible) {
       {"huge N", [](mxgemm_problem &p) { p.n = int64_t(1) << 30; },
        MXGEMM_REASON_NO_TUNED_KERNEL, "no tuned kernel"},
       {"M below range", [](mxgemm_problem &p) { p.m = 8192; },
-       MXGEMM_REASON_M_OUT_OF_RANGE, "M = 8192 is outside the tuned M range "
-                                     "8193..16384"},
+       MXGEMM_REASON_M_OUT_OF_RANGE,
+       "M = 8192 is outside the tuned M range "
+       "8193..16384"},
       {"M above range", [](mxgemm_problem &p) { p.m = 16385; },
        MXGEMM_REASON_M_OUT_OF_RANGE, "M = 16385"},
       {"M = 1", [](mxgemm_problem &p) { p.m = 1; },

@@ -96,8 +96,8 @@ void runAndCheck(mxgemm_context *ctx, const Problem &prob,
     list += (list.empty() ? "" : ",") + std::to_string(wg);
   ::setenv("MXGEMM_EMU_WORKGROUPS", list.c_str(), 1);
   const mxgemm_problem &p = prob.p;
-  DeviceBuffer x(ctx, prob.x.data), xs(ctx, prob.x.scales),
-      w(ctx, prob.w.data), ws(ctx, prob.w.scales);
+  DeviceBuffer x(ctx, prob.x.data), xs(ctx, prob.x.scales), w(ctx, prob.w.data),
+      ws(ctx, prob.w.scales);
   size_t yBytes = size_t(p.m * p.n * 2);
   DeviceBuffer y(ctx, yBytes);
   ASSERT_EQ(mxgemm_device_memset(ctx, y.ptr, 0xff, yBytes), MXGEMM_STATUS_OK);
@@ -249,7 +249,8 @@ TEST(RuntimeFacade, ManyThreadsShareOneContext) {
   ::setenv("MXGEMM_EMU_WORKGROUPS", "0", 1);
   std::vector<std::unique_ptr<DeviceBuffer>> ys;
   for (int t = 0; t < 4; ++t)
-    ys.push_back(std::make_unique<DeviceBuffer>(c.ctx, size_t(8193 * 1792 * 2)));
+    ys.push_back(
+        std::make_unique<DeviceBuffer>(c.ctx, size_t(8193 * 1792 * 2)));
   std::vector<int> failures(kThreads, 0);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t)
@@ -265,14 +266,14 @@ TEST(RuntimeFacade, ManyThreadsShareOneContext) {
         failures[t] += mxgemm_query(c.ctx, &p, &plan) != want;
         if (i % 4 == 0 && p.n == 1792) {
           mxgemm_tensors tens{x.ptr, xs.ptr, w.ptr, ws.ptr, ys[0]->ptr};
-          failures[t] += mxgemm_gemm(dry.ctx, &p, &tens, nullptr, &plan) != want;
+          failures[t] +=
+              mxgemm_gemm(dry.ctx, &p, &tens, nullptr, &plan) != want;
         }
       }
       if (t < 4) {
         mxgemm_tensors tens{x.ptr, xs.ptr, w.ptr, ws.ptr, ys[t]->ptr};
-        failures[t] +=
-            mxgemm_gemm(c.ctx, &prob.p, &tens, nullptr, nullptr) !=
-            MXGEMM_STATUS_OK;
+        failures[t] += mxgemm_gemm(c.ctx, &prob.p, &tens, nullptr, nullptr) !=
+                       MXGEMM_STATUS_OK;
       }
     });
   for (auto &th : threads)
@@ -287,9 +288,9 @@ TEST(RuntimeFacade, ManyThreadsShareOneContext) {
                          nx::OutputType::BF16, want.data());
   for (int t = 0; t < 4; ++t) {
     std::vector<uint16_t> got(128 * 1792);
-    ASSERT_EQ(mxgemm_copy_to_host(c.ctx, got.data(), ys[t]->ptr,
-                                  got.size() * 2),
-              MXGEMM_STATUS_OK);
+    ASSERT_EQ(
+        mxgemm_copy_to_host(c.ctx, got.data(), ys[t]->ptr, got.size() * 2),
+        MXGEMM_STATUS_OK);
     int bad = 0;
     for (int r = 0; r < 128; ++r)
       for (int col = 0; col < 128; ++col)

@@ -51,17 +51,17 @@ typedef enum mxgemm_status {
 /* Why a problem is not eligible (plan.reason). Stable values. */
 typedef enum mxgemm_reason {
   MXGEMM_REASON_NONE = 0,
-  MXGEMM_REASON_HIP_UNAVAILABLE = 1,     /* dlopen/hipInit/no device */
-  MXGEMM_REASON_ARCH_MISMATCH = 2,       /* device is not gfx950 (CC 9.5) */
-  MXGEMM_REASON_OUTPUT_TYPE = 3,         /* output is not BF16 */
-  MXGEMM_REASON_NOT_PREQUANTIZED = 4,    /* X or W is not FP8 (+E8M0) */
+  MXGEMM_REASON_HIP_UNAVAILABLE = 1,  /* dlopen/hipInit/no device */
+  MXGEMM_REASON_ARCH_MISMATCH = 2,    /* device is not gfx950 (CC 9.5) */
+  MXGEMM_REASON_OUTPUT_TYPE = 3,      /* output is not BF16 */
+  MXGEMM_REASON_NOT_PREQUANTIZED = 4, /* X or W is not FP8 (+E8M0) */
   MXGEMM_REASON_K_NOT_MULTIPLE_OF_32 = 5,
-  MXGEMM_REASON_NOT_CONTIGUOUS = 6,      /* a leading dimension != row length */
-  MXGEMM_REASON_NO_TUNED_KERNEL = 7,     /* no entry for (arch,N,K,fmts,...) */
-  MXGEMM_REASON_M_OUT_OF_RANGE = 8,      /* key found, M outside its ranges */
-  MXGEMM_REASON_CODE_OBJECT_LOAD = 9,    /* hipModuleLoadData/GetFunction */
-  MXGEMM_REASON_MISALIGNED = 10,         /* a pointer is not 16-byte aligned */
-  MXGEMM_REASON_PACKED_WEIGHTS = 11      /* kernel/packing mismatch */
+  MXGEMM_REASON_NOT_CONTIGUOUS = 6,   /* a leading dimension != row length */
+  MXGEMM_REASON_NO_TUNED_KERNEL = 7,  /* no entry for (arch,N,K,fmts,...) */
+  MXGEMM_REASON_M_OUT_OF_RANGE = 8,   /* key found, M outside its ranges */
+  MXGEMM_REASON_CODE_OBJECT_LOAD = 9, /* hipModuleLoadData/GetFunction */
+  MXGEMM_REASON_MISALIGNED = 10,      /* a pointer is not 16-byte aligned */
+  MXGEMM_REASON_PACKED_WEIGHTS = 11   /* kernel/packing mismatch */
 } mxgemm_reason;
 
 /* Element types. X and W must be FP8 (pre-quantized) for the tuned path;
@@ -87,10 +87,10 @@ typedef enum mxgemm_scale_granularity {
    kernels take contiguous operands); smaller is INVALID_ARGUMENT. */
 typedef struct mxgemm_problem {
   int64_t m, n, k;
-  mxgemm_dtype x_type;               /* default E4M3 */
-  mxgemm_dtype w_type;               /* default E4M3 */
-  mxgemm_scale_granularity w_scale;  /* default BLOCK32X32 */
-  mxgemm_dtype out_type;             /* default BF16 */
+  mxgemm_dtype x_type;              /* default E4M3 */
+  mxgemm_dtype w_type;              /* default E4M3 */
+  mxgemm_scale_granularity w_scale; /* default BLOCK32X32 */
+  mxgemm_dtype out_type;            /* default BF16 */
   int64_t ld_x, ld_xs, ld_w, ld_ws, ld_y;
 } mxgemm_problem;
 
@@ -109,11 +109,14 @@ typedef struct mxgemm_plan {
   const char *kernel; /* kernel symbol in the code object, "" if none */
   const char *config; /* #mxgemm.config body of the kernel */
   const char *note;   /* the database note (e.g. the case-table plan) */
-  uint32_t grid_x, grid_y, grid_z;            /* workgroups */
-  uint32_t block_x, block_y, block_z;         /* work-items per workgroup */
-  uint32_t lds_bytes;                         /* dynamic LDS: always 0 */
+  uint32_t grid_x, grid_y, grid_z;    /* workgroups */
+  uint32_t block_x, block_y, block_z; /* work-items per workgroup */
+  uint32_t lds_bytes;                 /* dynamic LDS: always 0 */
   uint32_t program_tile_m, tile_n, num_tiles_n;
   uint32_t k_step; /* K per MFMA step: 64 (32x32x64) or 128 (16x16x128) */
+  /* Workgroup -> tile order: group_m x group_n tile groups (group_n 0 = all
+     N tiles), XCD remap; 1, 0, 0 is row-major. */
+  uint32_t group_m, group_n, xcd_remap;
   int64_t m_min, m_max; /* M range of the entry */
   char message[320];    /* human-readable decision / reason */
 } mxgemm_plan;
@@ -186,8 +189,7 @@ MXGEMM_API mxgemm_status mxgemm_gemm(mxgemm_context *context,
 MXGEMM_API mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
                                              const mxgemm_problem *problem,
                                              const void *w, const void *ws,
-                                             void *packed,
-                                             size_t *packed_bytes,
+                                             void *packed, size_t *packed_bytes,
                                              void *stream);
 
 /* Embedded kernel library. */
@@ -199,33 +201,32 @@ MXGEMM_API mxgemm_status mxgemm_kernel_code_object(size_t index,
                                                    const void **data,
                                                    size_t *bytes);
 /* Output tile of workgroup `workgroup` under `plan` (rows [row, row +
-   program_tile_m) x cols [col, col + tile_n), clipped to M). */
+   program_tile_m) x cols [col, col + tile_n), clipped to M). Implemented for
+   row-major plans (group_m 1, group_n 0, no XCD remap: every embedded kernel
+   today); NOT_SUPPORTED otherwise. */
 MXGEMM_API mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
                                                     uint32_t workgroup,
-                                                    int64_t *row,
-                                                    int64_t *col);
+                                                    int64_t *row, int64_t *col);
 
 /* Thin wrappers over the dlopened HIP of `context`, so that bindings and
    tools need no HIP headers: device memory, copies, stream sync. */
 MXGEMM_API mxgemm_status mxgemm_device_alloc(mxgemm_context *context,
                                              size_t bytes, void **ptr);
-MXGEMM_API mxgemm_status mxgemm_device_free(mxgemm_context *context,
-                                            void *ptr);
+MXGEMM_API mxgemm_status mxgemm_device_free(mxgemm_context *context, void *ptr);
 MXGEMM_API mxgemm_status mxgemm_copy_to_device(mxgemm_context *context,
                                                void *dst, const void *src,
                                                size_t bytes);
-MXGEMM_API mxgemm_status mxgemm_copy_to_host(mxgemm_context *context,
-                                             void *dst, const void *src,
-                                             size_t bytes);
+MXGEMM_API mxgemm_status mxgemm_copy_to_host(mxgemm_context *context, void *dst,
+                                             const void *src, size_t bytes);
 MXGEMM_API mxgemm_status mxgemm_device_memset(mxgemm_context *context,
                                               void *ptr, int value,
                                               size_t bytes);
 MXGEMM_API mxgemm_status mxgemm_synchronize(mxgemm_context *context,
                                             void *stream);
 /* Device name and compute capability as HIP reports them. */
-MXGEMM_API mxgemm_status mxgemm_device_info(mxgemm_context *context,
-                                            char *name, size_t name_bytes,
-                                            int *cc_major, int *cc_minor);
+MXGEMM_API mxgemm_status mxgemm_device_info(mxgemm_context *context, char *name,
+                                            size_t name_bytes, int *cc_major,
+                                            int *cc_minor);
 
 #ifdef __cplusplus
 }
