@@ -367,9 +367,8 @@ Error mxgemm::emu::checkReachable(const Program &program, uint32_t entry,
     seen[i] = true;
     const Inst &inst = program.insts[i];
     if (!inst.fn || !program.unhandled[i].empty()) {
-      std::string name = program.unhandled[i].empty()
-                             ? std::string("<unknown>")
-                             : program.unhandled[i];
+      std::string name = program.unhandled[i].empty() ? std::string("<unknown>")
+                                                      : program.unhandled[i];
       if (first.empty()) {
         raw_string_ostream os(first);
         os << "kernel '" << kernel << "': instruction " << name

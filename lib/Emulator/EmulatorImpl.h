@@ -66,6 +66,10 @@ enum InstFlags : uint16_t {
   FlagBranch = 1 << 5,
   FlagEnd = 1 << 6,    // s_endpgm / s_code_end: ends reachability
   FlagUncond = 1 << 7, // unconditional branch
+  // 64-bit integer op whose low result dword depends only on the low dwords
+  // of its sources (carries flow upwards): the uninitialised-data taint of
+  // the low dword ignores the sources' high dwords.
+  FlagLowToHigh = 1 << 8,
 };
 
 /// A contiguous register range an instruction reads or writes (checkers).

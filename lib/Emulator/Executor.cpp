@@ -131,16 +131,25 @@ std::string regName(bool vgpr, unsigned r) {
   return "s" + std::to_string(r);
 }
 
-/// Checks before an instruction runs; returns whether all VGPR sources are
+/// Initialisation taint of an instruction's sources: all of them, and only
+/// their low dwords (for FlagLowToHigh instructions).
+struct Taint {
+  bool defined = true, lowDefined = true;
+};
+
+/// Checks before an instruction runs; returns whether the VGPR sources are
 /// initialised (the taint that flows to its destinations).
-bool preCheck(ExecContext &ctx, Wave &w, const Inst &I) {
-  bool defined = true, reported = false;
+Taint preCheck(ExecContext &ctx, Wave &w, const Inst &I) {
+  Taint taint;
+  bool &defined = taint.defined, reported = false;
   for (const RegRange &r : I.uses) {
     for (unsigned i = 0; i < r.count; ++i) {
       unsigned reg = r.first + i;
       if (r.vgpr) {
         reg &= VgprFileSize - 1;
         defined &= w.vDefined[reg] != 0;
+        if (i == 0)
+          taint.lowDefined &= w.vDefined[reg] != 0;
         if (!reported && (w.vPendVm[reg] > w.vmRetired ||
                           w.vPendLgkm[reg] > w.lgkmRetired)) {
           bool vm = w.vPendVm[reg] > w.vmRetired;
@@ -172,16 +181,18 @@ bool preCheck(ExecContext &ctx, Wave &w, const Inst &I) {
     ctx.report(Finding::UninitialisedStore, w, I, -1, 0,
                "stores data derived from never-written register " + regs);
   }
-  return defined;
+  return taint;
 }
 
-void postCheck(Wave &w, const Inst &I, bool defined) {
+void postCheck(Wave &w, const Inst &I, Taint taint) {
   bool load = I.flags & (FlagVmLoad | FlagLgkmLoad | FlagSmemLoad);
   for (const RegRange &r : I.defs) {
     for (unsigned i = 0; i < r.count; ++i) {
       unsigned reg = r.first + i;
       if (r.vgpr) {
         reg &= VgprFileSize - 1;
+        bool defined = (I.flags & FlagLowToHigh) && i == 0 ? taint.lowDefined
+                                                           : taint.defined;
         w.vDefined[reg] = load || defined;
         if (I.flags & FlagVmLoad)
           w.vPendVm[reg] = w.vmIssued;
@@ -309,7 +320,7 @@ bool runWorkgroup(ExecContext &ctx, uint64_t flatId, const uint32_t grid[3],
           ctx.fail(I, "instruction is not modelled");
           return false;
         }
-        bool defined = ctx.checks ? preCheck(ctx, w, I) : true;
+        Taint defined = ctx.checks ? preCheck(ctx, w, I) : Taint();
         Status st = I.fn(ctx, w, I);
         if (ctx.checks)
           postCheck(w, I, defined);

@@ -5,8 +5,9 @@
 // FP8 operands (E4M3/E5M2 via cbsz/blgp). The register layouts are exactly
 // those of DESIGN.md section 9: the handler first gathers the A rows, B
 // columns and per-32-block scale bytes into dense K-ordered arrays, then
-// computes each output with numerics::mxStepAccumulate, the same function the
-// CPU reference uses, so a correct kernel matches the reference bit for bit.
+// computes the whole tile with numerics::mxMfmaTile (bit-identical to the
+// per-element numerics::mxStepAccumulate the CPU reference uses), so a
+// correct kernel matches the reference bit for bit.
 // Everything lives on the stack: this is the emulator's hot path.
 //
 //===----------------------------------------------------------------------===//
@@ -42,8 +43,8 @@ template <unsigned NonK> Status mfma(ExecContext &ctx, Wave &w, const Inst &I) {
   if (a.width != 8 || b.width != 8 || a.kind != OpKind::Vgpr ||
       b.kind != OpKind::Vgpr)
     return ctx.fail(I, "MFMA A/B operands must be 8-register VGPR tuples");
-  if (c.kind != OpKind::Vgpr)
-    return ctx.fail(I, "MFMA with a non-register C operand is not modelled");
+  if (c.kind != OpKind::Vgpr && c.kind != OpKind::Imm)
+    return ctx.fail(I, "MFMA with an SGPR C operand is not modelled");
   // Dense operands: A[m][k], Bt[n][k] (B column n along K), scales [row][b].
   alignas(64) uint8_t A[NonK][S::K], Bt[NonK][S::K];
   uint8_t sA[NonK][S::Blocks], sB[NonK][S::Blocks];
@@ -78,20 +79,28 @@ template <unsigned NonK> Status mfma(ExecContext &ctx, Wave &w, const Inst &I) {
     std::memset(sA, 127, sizeof(sA));
     std::memset(sB, 127, sizeof(sB));
   }
-  // Read C (it may alias D) and compute D.
-  float out[S::OutRegs][WaveSize];
-  auto fa = FP8Format(cbsz), fb = FP8Format(blgp);
+  // Gather C (an inline constant C is that value in every element) into a
+  // dense [m][n] tile, run the whole step at once, scatter D (C may alias D).
+  alignas(64) float acc[NonK][NonK];
   for (unsigned lane = 0; lane < WaveSize; ++lane) {
     unsigned n = lane % NonK, g = lane / NonK;
     for (unsigned i = 0; i < S::OutRegs; ++i) {
       unsigned m = NonK == 32 ? 8 * (i >> 2) + 4 * g + (i & 3) : 4 * g + i;
-      float acc = asFloat(w.v[c.reg + i][lane]);
-      out[i][lane] = mxgemm::numerics::mxStepAccumulate(
-          acc, A[m], fa, Bt[n], fb, sA[m], sB[n], S::Blocks);
+      acc[m][n] =
+          asFloat(c.kind == OpKind::Imm ? c.imm[0] : w.v[c.reg + i][lane]);
     }
   }
-  for (unsigned i = 0; i < S::OutRegs; ++i)
-    std::memcpy(w.v[d.reg + i], out[i], sizeof(out[i]));
+  mxgemm::numerics::mxMfmaTile(&acc[0][0], NonK, NonK, NonK, &A[0][0], S::K,
+                               FP8Format(cbsz), &Bt[0][0], S::K,
+                               FP8Format(blgp), &sA[0][0], S::Blocks, &sB[0][0],
+                               S::Blocks, S::Blocks);
+  for (unsigned lane = 0; lane < WaveSize; ++lane) {
+    unsigned n = lane % NonK, g = lane / NonK;
+    for (unsigned i = 0; i < S::OutRegs; ++i) {
+      unsigned m = NonK == 32 ? 8 * (i >> 2) + 4 * g + (i & 3) : 4 * g + i;
+      w.v[d.reg + i][lane] = asBits(acc[m][n]);
+    }
+  }
   if (ctx.stats) {
     ++ctx.stats_.mfmaCount;
     ctx.stats_.mfmaMacs += uint64_t(NonK) * NonK * S::K;

@@ -375,6 +375,19 @@ Status sdwaOp(ExecContext &ctx, Wave &w, const Inst &I) {
   return Status::Continue;
 }
 
+/// gfx950's VOP3 forms of v_alignbit/v_alignbyte carry an op_sel operand
+/// (16-bit halves); the emulator models op_sel = 0, the plain 32-bit form,
+/// which is what LLVM emits for 32-bit funnel shifts.
+template <Handler Plain>
+Status withZeroOpSel(ExecContext &ctx, Wave &w, const Inst &I) {
+  bool opSel = I.numImms && I.imms[I.numImms - 1] != 0;
+  for (unsigned j = 1; j < I.numVals; ++j)
+    opSel |= (I.vals[j].mods & 12) != 0;
+  if (opSel)
+    return ctx.fail(I, "op_sel on this instruction is not modelled");
+  return Plain(ctx, w, I);
+}
+
 /// Carry-out ops: vals = vdst, sdst, src0, src1 [, carry-in].
 template <int Kind> Status carryOp(ExecContext &, Wave &w, const Inst &I) {
   Src s0(w, I.vals[2]), s1(w, I.vals[3]);
@@ -658,6 +671,8 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
       {"V_MAD_U64_U32", madU64U32},
       {"V_LSHL_ADD_U64", lshlAddU64},
       {"V_BITOP3_B32", bitop3B32},
+      {"V_ALIGNBIT_B32_opsel", withZeroOpSel<alignbitB32>},
+      {"V_ALIGNBYTE_B32_opsel", withZeroOpSel<alignbyteB32>},
       {"V_OR_B32_sdwa", sdwaOp<OpOr, 2>},
       {"V_AND_B32_sdwa", sdwaOp<OpAnd, 2>},
       {"V_XOR_B32_sdwa", sdwaOp<OpXor, 2>},
@@ -685,6 +700,12 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
       {"V_NOP", vnop}};
   for (auto &e : ops)
     add(e.name, e.fn, 0, 0);
+  // Low result dword from low source dwords only (see FlagLowToHigh): LLVM
+  // adds a 32-bit offset to the low half with v_mad_u64_u32 and a garbage
+  // high half it then discards.
+  add("V_MAD_U64_U32", madU64U32, 0, FlagLowToHigh);
+  add("V_LSHL_ADD_U64", lshlAddU64, 0, FlagLowToHigh);
+  add("V_LSHLREV_B64", lshlrevB64, 0, FlagLowToHigh);
   const char *intOps[] = {"F", "LT", "EQ", "LE", "GT", "NE", "GE", "T"};
   const char *types[] = {"U32", "I32", "U64", "I64"};
   for (unsigned t = 0; t < 4; ++t)

@@ -25,9 +25,12 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "mxgemm/Dialect/MXGemm/Transforms/TileGrouping.h"
+
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <random>
 
 using namespace llvm;
@@ -269,27 +272,128 @@ int runMode(int argc, char **argv) {
   return report(*result, c.stats);
 }
 
-/// Find `key` anywhere in a JSON value (sidecars nest problem/config).
-const json::Value *findKey(const json::Value &v, StringRef key) {
-  if (const json::Object *o = v.getAsObject()) {
-    if (const json::Value *x = o->get(key))
-      return x;
-    for (auto &e : *o)
-      if (const json::Value *x = findKey(e.second, key))
-        return x;
+/// What the compiler's JSON sidecar (`<kernel>.hsaco.json`) says about a
+/// kernel. Schema: `kernel`, `config` (the #mxgemm.config text),
+/// `problem {n, k, x_format, w_format, w_scale, out_type}`, `arguments [{name,
+/// kind, offset, size}]`, `grid {workgroup_size, program_tile_m, tile_n,
+/// num_tiles_n, grid_x}`, `lds_bytes`, `resources`.
+struct Sidecar {
+  std::string kernel, config;
+  int64_t n = 0, k = 0;
+  numerics::FP8Format xf = numerics::FP8Format::E4M3,
+                      wf = numerics::FP8Format::E4M3;
+  numerics::ScaleGranularity wg = numerics::ScaleGranularity::Block32x32;
+  bool f32Out = false;
+  int64_t workgroupSize = 0, programTileM = 0, tileN = 0, numTilesN = 0;
+  /// Argument name -> (offset, size).
+  std::map<std::string, std::pair<uint32_t, uint32_t>> args;
+  /// Fields of the config text (`group_m = 4` -> {"group_m", "4"}).
+  std::map<std::string, std::string> configFields;
+};
+
+Sidecar readSidecar(StringRef path) {
+  auto buf = MemoryBuffer::getFile(path);
+  if (!buf)
+    die("cannot read sidecar '" + path + "'");
+  auto j = json::parse((*buf)->getBuffer());
+  if (!j)
+    die("sidecar '" + path + "': " + toString(j.takeError()));
+  const json::Object *root = j->getAsObject();
+  if (!root)
+    die("sidecar '" + path + "': not a JSON object");
+  Sidecar sc;
+  auto need = [&](const json::Object *o, StringRef obj,
+                  StringRef key) -> const json::Value & {
+    const json::Value *v = o ? o->get(key) : nullptr;
+    if (!v)
+      die("sidecar '" + path + "': missing " + obj + key);
+    return *v;
+  };
+  auto integer = [&](const json::Object *o, StringRef obj, StringRef key) {
+    auto x = need(o, obj, key).getAsInteger();
+    if (!x)
+      die("sidecar '" + path + "': " + obj + key + " is not an integer");
+    return *x;
+  };
+  auto string = [&](const json::Object *o, StringRef obj, StringRef key) {
+    auto x = need(o, obj, key).getAsString();
+    if (!x)
+      die("sidecar '" + path + "': " + obj + key + " is not a string");
+    return x->str();
+  };
+  sc.kernel = string(root, "", "kernel");
+  if (root->get("config"))
+    sc.config = string(root, "", "config");
+  const json::Object *problem = root->getObject("problem");
+  sc.n = integer(problem, "problem.", "n");
+  sc.k = integer(problem, "problem.", "k");
+  auto format = [&](StringRef key) {
+    std::string f = string(problem, "problem.", key);
+    if (f == "f8E4M3FN" || f == "e4m3")
+      return numerics::FP8Format::E4M3;
+    if (f == "f8E5M2" || f == "e5m2")
+      return numerics::FP8Format::E5M2;
+    die("sidecar '" + path + "': unknown problem." + key + " '" + f + "'");
+  };
+  sc.xf = format("x_format");
+  sc.wf = format("w_format");
+  std::string ws = string(problem, "problem.", "w_scale");
+  if (ws == "block32x32")
+    sc.wg = numerics::ScaleGranularity::Block32x32;
+  else if (ws == "per_row")
+    sc.wg = numerics::ScaleGranularity::PerRow;
+  else
+    die("sidecar '" + path + "': unknown problem.w_scale '" + ws + "'");
+  std::string out = string(problem, "problem.", "out_type");
+  if (out != "bf16" && out != "f32")
+    die("sidecar '" + path + "': unknown problem.out_type '" + out + "'");
+  sc.f32Out = out == "f32";
+  const json::Object *grid = root->getObject("grid");
+  sc.workgroupSize = integer(grid, "grid.", "workgroup_size");
+  sc.programTileM = integer(grid, "grid.", "program_tile_m");
+  sc.tileN = integer(grid, "grid.", "tile_n");
+  sc.numTilesN = integer(grid, "grid.", "num_tiles_n");
+  const json::Array *args = root->getArray("arguments");
+  if (!args)
+    die("sidecar '" + path + "': missing arguments");
+  for (const json::Value &a : *args) {
+    const json::Object *o = a.getAsObject();
+    sc.args[string(o, "arguments[].", "name")] = {
+        uint32_t(integer(o, "arguments[].", "offset")),
+        uint32_t(integer(o, "arguments[].", "size"))};
   }
-  return nullptr;
+  for (const char *name : {"X", "Xs", "W", "Ws", "Y", "M"})
+    if (!sc.args.count(name))
+      die("sidecar '" + path + "': no argument named " + name);
+  // "#mxgemm.config<tile_m = 128, mfma = m32n32k64, ...>"
+  StringRef body = sc.config;
+  body = body.drop_until([](char c) { return c == '<'; }).drop_front();
+  body = body.take_until([](char c) { return c == '>'; });
+  SmallVector<StringRef, 16> fields;
+  body.split(fields, ',', -1, false);
+  for (StringRef f : fields) {
+    auto [key, value] = f.split('=');
+    sc.configFields[key.trim().str()] = value.trim().str();
+  }
+  return sc;
+}
+
+int64_t configInt(const Sidecar &sc, StringRef key, int64_t dflt) {
+  auto it = sc.configFields.find(key.str());
+  int64_t v;
+  if (it == sc.configFields.end() || StringRef(it->second).getAsInteger(0, v))
+    return dflt;
+  return v;
 }
 
 int gemmMode(int argc, char **argv, int first) {
   Common c;
   int64_t m = 0, n = 0, kDim = 0, tileM = 0, tileN = 0;
   uint64_t seed = 1, sample = 0;
-  std::string sidecar;
-  numerics::FP8Format xf = numerics::FP8Format::E4M3,
-                      wf = numerics::FP8Format::E4M3;
-  numerics::ScaleGranularity wg = numerics::ScaleGranularity::PerRow;
-  bool f32Out = false;
+  std::string sidecarPath;
+  std::optional<numerics::FP8Format> xfFlag, wfFlag;
+  std::optional<numerics::ScaleGranularity> wgFlag;
+  bool f32Flag = false;
   int kStep = 0;
   for (int i = first; i < argc; ++i) {
     StringRef a = argv[i];
@@ -315,15 +419,17 @@ int gemmMode(int argc, char **argv, int first) {
     else if (a == "--sample")
       sample = parseInt(value());
     else if (a == "--sidecar")
-      sidecar = value().str();
+      sidecarPath = value().str();
     else if (a == "--x-e5m2")
-      xf = numerics::FP8Format::E5M2;
+      xfFlag = numerics::FP8Format::E5M2;
     else if (a == "--w-e5m2")
-      wf = numerics::FP8Format::E5M2;
+      wfFlag = numerics::FP8Format::E5M2;
     else if (a == "--w-block32")
-      wg = numerics::ScaleGranularity::Block32x32;
+      wgFlag = numerics::ScaleGranularity::Block32x32;
+    else if (a == "--w-per-row")
+      wgFlag = numerics::ScaleGranularity::PerRow;
     else if (a == "--f32-out")
-      f32Out = true;
+      f32Flag = true;
     else if (a == "--k-step")
       kStep = int(parseInt(value()));
     else if (!a.starts_with("-") && c.path.empty())
@@ -331,63 +437,72 @@ int gemmMode(int argc, char **argv, int first) {
     else
       die("unknown option '" + a + "'");
   }
-  if (!sidecar.empty()) {
-    auto buf = MemoryBuffer::getFile(sidecar);
-    if (!buf)
-      die("cannot read sidecar '" + sidecar + "'");
-    auto j = json::parse((*buf)->getBuffer());
-    if (!j)
-      die("sidecar: " + toString(j.takeError()));
-    auto num = [&](StringRef key, int64_t &out) {
-      if (const json::Value *v = findKey(*j, key))
-        if (auto x = v->getAsInteger(); x && !out)
-          out = *x;
-    };
-    num("n", n);
-    num("k", kDim);
-    num("tile_m", tileM);
-    num("tile_n", tileN);
-    auto str = [&](StringRef key) -> std::string {
-      const json::Value *v = findKey(*j, key);
-      return v && v->getAsString() ? v->getAsString()->lower() : "";
-    };
-    if (StringRef(str("x_format")).contains("e5m2"))
-      xf = numerics::FP8Format::E5M2;
-    if (StringRef(str("w_format")).contains("e5m2"))
-      wf = numerics::FP8Format::E5M2;
-    if (StringRef(str("w_scale")).contains("32x32") ||
-        StringRef(str("w_scale")).contains("block"))
-      wg = numerics::ScaleGranularity::Block32x32;
-    if (StringRef(str("out_type")).contains("f32"))
-      f32Out = true;
-    if (c.kernel.empty())
-      c.kernel = str("kernel");
-  }
+  // Flags override the sidecar; without a sidecar the flags are everything.
+  Sidecar sc;
+  bool haveSidecar = !sidecarPath.empty();
+  if (haveSidecar)
+    sc = readSidecar(sidecarPath);
+  else
+    sc.wg = numerics::ScaleGranularity::PerRow;
+  if (!n)
+    n = sc.n;
+  if (!kDim)
+    kDim = sc.k;
+  if (!tileM)
+    tileM = sc.programTileM;
+  if (!tileN)
+    tileN = sc.tileN;
+  numerics::FP8Format xf = xfFlag.value_or(sc.xf), wf = wfFlag.value_or(sc.wf);
+  numerics::ScaleGranularity wg = wgFlag.value_or(sc.wg);
+  bool f32Out = f32Flag || sc.f32Out;
+  if (c.kernel.empty())
+    c.kernel = sc.kernel;
   if (c.path.empty() || m <= 0 || n <= 0 || kDim <= 0)
     die("gemm: need a code object, --m, and --n/--k (or a --sidecar)");
   if (kDim % 32)
     die("K must be a multiple of 32");
+  if (m > INT32_MAX)
+    die("M must fit the kernel's i32 argument");
   auto co = loadOrDie(c.path);
   const KernelInfo &k = pickKernel(*co, c.kernel);
   if (!kStep) {
-    kStep = 64;
-    std::string d = co->dump();
-    if (StringRef(d).contains("16x16x128"))
-      kStep = 128;
+    auto it = sc.configFields.find("mfma");
+    if (it != sc.configFields.end())
+      kStep = it->second == "m16n16k128" ? 128 : 64;
+    else
+      kStep = StringRef(co->dump()).contains("16x16x128") ? 128 : 64;
   }
+  if (sc.workgroupSize && !c.config.workgroup[0])
+    c.config.workgroup[0] = uint32_t(sc.workgroupSize);
+  int64_t tilesM = tileM ? (m + tileM - 1) / tileM : 0;
+  int64_t tilesN = tileN ? (n + tileN - 1) / tileN : 0;
   if (!c.haveGrid) {
     if (!tileM || !tileN)
       die("gemm: give --grid or the tile sizes (--tile-m/--tile-n or sidecar)");
-    c.config.grid[0] =
-        uint32_t(((m + tileM - 1) / tileM) * ((n + tileN - 1) / tileN));
+    c.config.grid[0] = uint32_t(tilesM * tilesN);
   }
   uint64_t numWg =
       uint64_t(c.config.grid[0]) * c.config.grid[1] * c.config.grid[2];
   if (sample && c.config.workgroupsToRun.empty()) {
-    // Under an identity mapping the M-edge tiles are the last row of tiles.
-    uint64_t tilesN = tileN ? uint64_t((n + tileN - 1) / tileN) : 1;
-    c.config.workgroupsToRun = sampleWorkgroups(
-        numWg, sample, [&](uint64_t id) { return id + tilesN >= numWg; });
+    // M-edge programs are those mapped to the last tile row; the mapping is
+    // the config's grouping (TileGrouping.h, the one definition the compiler
+    // emits), row-major without a sidecar.
+    int64_t groupM = configInt(sc, "group_m", 1),
+            groupN = configInt(sc, "group_n", 0);
+    auto remap = sc.configFields.find("xcd_remap");
+    bool xcd = remap != sc.configFields.end() && remap->second == "true";
+    c.config.workgroupsToRun =
+        sampleWorkgroups(numWg, sample, [&](uint64_t id) {
+          if (!tilesM || !tilesN || numWg != uint64_t(tilesM * tilesN))
+            return false;
+          mlir::mxgemm::IntegerTileArith ar;
+          auto [tm, tn] = mlir::mxgemm::mapProgramToTile(
+              ar, int64_t(id), tilesM, tilesN, groupM, groupN, xcd);
+          // The partial last tile row, at its first, middle and last
+          // N tile (N edges and a typical column).
+          return tm == tilesM - 1 &&
+                 (tn == 0 || tn == tilesN / 2 || tn == tilesN - 1);
+        });
   }
   auto X = numerics::randomMXMatrix(seed, m, kDim, xf);
   auto W = numerics::randomMXMatrix(seed + 1, n, kDim, wf, wg);
@@ -402,24 +517,37 @@ int gemmMode(int argc, char **argv, int first) {
   mem.copyToDevice(dW, W.data.data(), W.data.size());
   mem.copyToDevice(dWs, W.scales.data(), W.scales.size());
   // A sentinel marks outputs the (possibly sampled) run did not write.
-  std::vector<uint8_t> sentinel(ySize, 0xff);
-  mem.copyToDevice(dY, sentinel.data(), ySize);
-  for (uint64_t p : {dX, dXs, dW, dWs, dY}) {
-    size_t off = c.config.kernargs.size();
-    c.config.kernargs.resize(off + 8);
-    std::memcpy(c.config.kernargs.data() + off, &p, 8);
-  }
+  std::memset(mem.translate(dY, ySize), 0xff, ySize);
+  // Section-4 ABI: X, Xs, W, Ws, Y pointers then M (i32), at the offsets
+  // the sidecar gives (0, 8, ..., 40 without one).
+  auto put = [&](const char *name, uint32_t dflt, const void *value,
+                 uint32_t size) {
+    uint32_t off = dflt;
+    if (haveSidecar) {
+      auto [o, sz] = sc.args[name];
+      if (sz != size)
+        die(Twine("sidecar argument ") + name + " has size " + Twine(sz) +
+            ", expected " + Twine(size));
+      off = o;
+    }
+    if (c.config.kernargs.size() < off + size)
+      c.config.kernargs.resize(off + size);
+    std::memcpy(c.config.kernargs.data() + off, value, size);
+  };
+  put("X", 0, &dX, 8);
+  put("Xs", 8, &dXs, 8);
+  put("W", 16, &dW, 8);
+  put("Ws", 24, &dWs, 8);
+  put("Y", 32, &dY, 8);
   uint32_t m32 = uint32_t(m);
-  c.config.kernargs.resize(c.config.kernargs.size() + 4);
-  std::memcpy(c.config.kernargs.data() + 40, &m32, 4);
+  put("M", 40, &m32, 4);
   auto result = launch(*co, k, c.config, mem);
   if (!result) {
     errs() << "mxgemm-emu: error: " << toString(result.takeError()) << "\n";
     return 2;
   }
-  std::vector<uint8_t> y(ySize);
-  mem.copyFromDevice(y.data(), dY, ySize);
-  // Reference only on the 32-row blocks that hold written outputs.
+  // Y is read in place (the 16384^2 case-table shapes are 512 MiB).
+  const uint8_t *y = mem.translate(dY, ySize);
   unsigned es = f32Out ? 4 : 2;
   auto written = [&](size_t idx) {
     for (unsigned b = 0; b < es; ++b)
@@ -427,15 +555,17 @@ int gemmMode(int argc, char **argv, int first) {
         return true;
     return false;
   };
+  // Reference only on the 32x32 blocks that hold written outputs.
   std::vector<numerics::OutputRegion> tiles;
-  for (int64_t r0 = 0; r0 < m; r0 += 32) {
-    bool any = false;
-    for (int64_t r = r0; r < std::min(m, r0 + 32) && !any; ++r)
-      for (int64_t col = 0; col < n && !any; ++col)
-        any = written(size_t(r) * n + col);
-    if (any)
-      tiles.push_back({r0, std::min(m, r0 + 32), 0, n});
-  }
+  for (int64_t r0 = 0; r0 < m; r0 += 32)
+    for (int64_t c0 = 0; c0 < n; c0 += 32) {
+      bool any = false;
+      for (int64_t r = r0; r < std::min(m, r0 + 32) && !any; ++r)
+        for (int64_t col = c0; col < std::min(n, c0 + 32) && !any; ++col)
+          any = written(size_t(r) * n + col);
+      if (any)
+        tiles.push_back({r0, std::min(m, r0 + 32), c0, std::min(n, c0 + 32)});
+    }
   numerics::MXGemmOperands ops;
   ops.m = m;
   ops.n = n;
@@ -447,13 +577,14 @@ int gemmMode(int argc, char **argv, int first) {
   ops.wScales = W.scales.data();
   ops.wFormat = wf;
   ops.wScaleGranularity = wg;
-  std::vector<uint8_t> ref(ySize, 0);
+  // Only the tiles' pages of this buffer are ever touched.
+  std::unique_ptr<uint8_t[]> ref(new uint8_t[ySize]);
   numerics::ReferenceOptions ro;
   ro.kStep = kStep;
   numerics::referenceGemmTiles(ops, tiles,
                                f32Out ? numerics::OutputType::F32
                                       : numerics::OutputType::BF16,
-                               ref.data(), ro);
+                               ref.get(), ro);
   uint64_t compared = 0, mismatches = 0, unwritten = 0;
   bool full = c.config.workgroupsToRun.empty();
   for (int64_t r = 0; r < m; ++r)
@@ -482,6 +613,14 @@ int gemmMode(int argc, char **argv, int first) {
   if (unwritten)
     outs() << ", " << unwritten << " not written";
   outs() << "\n";
+  // A sampled run must still cover the partial last tile row.
+  bool edgeCovered = false;
+  for (int64_t col = 0; col < n && !edgeCovered; ++col)
+    edgeCovered = written(size_t(m - 1) * n + col);
+  if (!full)
+    outs() << "sampled " << c.config.workgroupsToRun.size() << " of " << numWg
+           << " workgroups, M edge "
+           << (edgeCovered ? "covered" : "NOT covered") << "\n";
   if (full && unwritten) {
     errs() << "error: the full run left " << unwritten
            << " outputs unwritten\n";

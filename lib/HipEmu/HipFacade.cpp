@@ -1,0 +1,655 @@
+//===- HipFacade.cpp - the HIP runtime API subset on the gfx950 emulator --===//
+//
+// Implements include/mxgemm/Emulator/HipFacade.h: a HIP-compatible C API over
+// the emulator's DeviceMemory, CodeObject and launch(), so that the runtime
+// shim, which dlopens HIP, runs unchanged on the CPU. Handles are validated
+// against live-object sets (a stale or forged handle is an error code, never
+// a crash); one process-wide mutex serialises the calls, and launches run to
+// completion before returning (streams are bookkeeping only).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Emulator/HipFacade.h"
+#include "mxgemm/Emulator/Emulator.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#define MXGEMM_HIP_EXPORT extern "C" __attribute__((visibility("default")))
+
+using namespace mxgemm::emu;
+
+struct ihipStream_t {
+  int unused = 0;
+};
+struct ihipModuleSymbol_t {
+  struct ihipModule_t *module;
+  const KernelInfo *kernel;
+};
+struct ihipModule_t {
+  std::unique_ptr<CodeObject> object;
+  std::map<std::string, std::unique_ptr<ihipModuleSymbol_t>> functions;
+};
+
+namespace {
+
+constexpr int kDriverVersion = 60400000; // HIP 6.4 (major*1e7 + minor*1e5)
+constexpr const char *kDeviceName = "AMD Instinct MI355X (mxgemm emulator)";
+constexpr const char *kArchName = "gfx950:sramecc+:xnack-";
+constexpr int kNumCus = 256;
+constexpr int kLdsPerWorkgroup = 163840;
+constexpr size_t kGlobalMemBytes = size_t(288) << 30;
+
+struct FacadeState {
+  std::mutex mutex;
+  DeviceMemory memory;
+  std::set<ihipModule_t *> modules;
+  std::set<ihipModuleSymbol_t *> functions;
+  std::set<ihipStream_t *> streams;
+};
+
+FacadeState &state() {
+  // Never destroyed: the facade may be called from static destructors.
+  static FacadeState *s = new FacadeState;
+  return *s;
+}
+
+thread_local hipError_t lastError = hipSuccess;
+thread_local int currentDevice = 0;
+
+hipError_t result(hipError_t e) {
+  if (e != hipSuccess)
+    lastError = e;
+  return e;
+}
+
+bool validStream(FacadeState &s, hipStream_t stream) {
+  return !stream || s.streams.count(stream);
+}
+
+/// Host pointer of a device range, or nullptr.
+uint8_t *device(FacadeState &s, const void *p, size_t bytes) {
+  return s.memory.translate(uint64_t(reinterpret_cast<uintptr_t>(p)),
+                            bytes ? bytes : 1);
+}
+
+bool isDevice(FacadeState &s, const void *p) {
+  uint64_t base, size;
+  uint8_t *host;
+  return s.memory.lookup(uint64_t(reinterpret_cast<uintptr_t>(p)), base, size,
+                         host);
+}
+
+hipError_t copy(void *dst, const void *src, size_t bytes, hipMemcpyKind kind) {
+  if (!bytes)
+    return hipSuccess;
+  if (!dst || !src)
+    return hipErrorInvalidValue;
+  FacadeState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (kind == hipMemcpyDefault)
+    kind = isDevice(s, dst) ? (isDevice(s, src) ? hipMemcpyDeviceToDevice
+                                                : hipMemcpyHostToDevice)
+                            : (isDevice(s, src) ? hipMemcpyDeviceToHost
+                                                : hipMemcpyHostToHost);
+  const uint8_t *from = static_cast<const uint8_t *>(src);
+  uint8_t *to = static_cast<uint8_t *>(dst);
+  switch (kind) {
+  case hipMemcpyHostToHost:
+    break;
+  case hipMemcpyHostToDevice:
+    to = device(s, dst, bytes);
+    break;
+  case hipMemcpyDeviceToHost:
+    from = device(s, src, bytes);
+    break;
+  case hipMemcpyDeviceToDevice:
+    to = device(s, dst, bytes);
+    from = device(s, src, bytes);
+    break;
+  default:
+    return hipErrorInvalidMemcpyDirection;
+  }
+  if (!to || !from)
+    return hipErrorInvalidValue;
+  std::memmove(to, from, bytes);
+  return hipSuccess;
+}
+
+hipError_t fill(void *dst, int value, size_t bytes) {
+  if (!bytes)
+    return hipSuccess;
+  if (!dst)
+    return hipErrorInvalidValue;
+  FacadeState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  uint8_t *to = device(s, dst, bytes);
+  if (!to)
+    return hipErrorInvalidValue;
+  std::memset(to, value, bytes);
+  return hipSuccess;
+}
+
+std::vector<uint64_t> parseIds(const char *text) {
+  std::vector<uint64_t> ids;
+  llvm::SmallVector<llvm::StringRef, 16> parts;
+  llvm::StringRef(text).split(parts, ',', -1, false);
+  for (llvm::StringRef p : parts) {
+    uint64_t v;
+    if (!p.trim().getAsInteger(0, v))
+      ids.push_back(v);
+  }
+  return ids;
+}
+
+/// Launch options from the environment (see HipFacade.h).
+void applyEnvironment(LaunchConfig &config) {
+  uint64_t gx = config.grid[0], gy = config.grid[1], gz = config.grid[2];
+  uint64_t numWg = gx * gy * gz;
+  if (const char *list = std::getenv("MXGEMM_EMU_WORKGROUPS")) {
+    for (uint64_t id : parseIds(list))
+      if (id < numWg)
+        config.workgroupsToRun.push_back(id);
+    if (config.workgroupsToRun.empty())
+      config.workgroupsToRun.push_back(0);
+  } else if (const char *sample = std::getenv("MXGEMM_EMU_SAMPLE")) {
+    uint64_t count = std::strtoull(sample, nullptr, 10);
+    if (count && count < numWg)
+      config.workgroupsToRun = sampleWorkgroups(numWg, count, [&](uint64_t id) {
+        uint64_t x = id % gx, y = (id / gx) % gy, z = id / (gx * gy);
+        auto border = [](uint64_t i, uint64_t n) {
+          return n > 1 && (i == 0 || i == n - 1);
+        };
+        return border(x, gx) || border(y, gy) || border(z, gz);
+      });
+  }
+  if (const char *threads = std::getenv("MXGEMM_EMU_THREADS"))
+    config.threads = unsigned(std::strtoul(threads, nullptr, 10));
+  if (const char *checks = std::getenv("MXGEMM_EMU_CHECKS"))
+    config.checks = std::strcmp(checks, "0") != 0;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Device management
+//===----------------------------------------------------------------------===//
+
+MXGEMM_HIP_EXPORT hipError_t hipInit(unsigned int flags) {
+  return result(flags ? hipErrorInvalidValue : hipSuccess);
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipGetDeviceCount(int *count) {
+  if (!count)
+    return result(hipErrorInvalidValue);
+  *count = 1;
+  return hipSuccess;
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipSetDevice(int deviceId) {
+  if (deviceId != 0)
+    return result(hipErrorInvalidDevice);
+  currentDevice = deviceId;
+  return hipSuccess;
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipGetDevice(int *deviceId) {
+  if (!deviceId)
+    return result(hipErrorInvalidValue);
+  *deviceId = currentDevice;
+  return hipSuccess;
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipDeviceGetAttribute(int *pi,
+                                                   hipDeviceAttribute_t attr,
+                                                   int deviceId) {
+  if (!pi)
+    return result(hipErrorInvalidValue);
+  if (deviceId != 0)
+    return result(hipErrorInvalidDevice);
+  switch (attr) {
+  case hipDeviceAttributeClockRate:
+    *pi = 2400000; // kHz
+    return hipSuccess;
+  case hipDeviceAttributeL2CacheSize:
+    *pi = 4 << 20;
+    return hipSuccess;
+  case hipDeviceAttributeComputeCapabilityMajor:
+    *pi = 9;
+    return hipSuccess;
+  case hipDeviceAttributeComputeCapabilityMinor:
+    *pi = 5;
+    return hipSuccess;
+  case hipDeviceAttributeMaxBlockDimX:
+  case hipDeviceAttributeMaxBlockDimY:
+  case hipDeviceAttributeMaxBlockDimZ:
+  case hipDeviceAttributeMaxThreadsPerBlock:
+    *pi = 1024;
+    return hipSuccess;
+  case hipDeviceAttributeMaxGridDimX:
+  case hipDeviceAttributeMaxGridDimY:
+  case hipDeviceAttributeMaxGridDimZ:
+    *pi = 0x7fffffff;
+    return hipSuccess;
+  case hipDeviceAttributeMaxThreadsPerMultiProcessor:
+    *pi = 2048;
+    return hipSuccess;
+  case hipDeviceAttributeMultiprocessorCount:
+  case hipDeviceAttributePhysicalMultiProcessorCount:
+    *pi = kNumCus;
+    return hipSuccess;
+  case hipDeviceAttributeMaxRegistersPerBlock:
+    *pi = 65536;
+    return hipSuccess;
+  case hipDeviceAttributeMaxSharedMemoryPerBlock:
+  case hipDeviceAttributeSharedMemPerBlockOptin:
+  case hipDeviceAttributeSharedMemPerMultiprocessor:
+  case hipDeviceAttributeMaxSharedMemoryPerMultiprocessor:
+    *pi = kLdsPerWorkgroup;
+    return hipSuccess;
+  case hipDeviceAttributeWarpSize:
+    *pi = 64;
+    return hipSuccess;
+  }
+  return result(hipErrorInvalidValue);
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipDeviceGetName(char *name, int len,
+                                              hipDevice_t device) {
+  if (!name || len <= 0)
+    return result(hipErrorInvalidValue);
+  if (device != 0)
+    return result(hipErrorInvalidDevice);
+  std::strncpy(name, kDeviceName, size_t(len) - 1);
+  name[len - 1] = 0;
+  return hipSuccess;
+}
+
+MXGEMM_HIP_EXPORT hipError_t
+hipGetDevicePropertiesR0600(hipDeviceProp_tR0600 *prop, int deviceId) {
+  if (!prop)
+    return result(hipErrorInvalidValue);
+  if (deviceId != 0)
+    return result(hipErrorInvalidDevice);
+  auto *bytes = reinterpret_cast<uint8_t *>(prop);
+  std::memset(bytes, 0, mxgemmHipPropSize);
+  auto put = [&](int offset, auto value) {
+    std::memcpy(bytes + offset, &value, sizeof(value));
+  };
+  std::strcpy(reinterpret_cast<char *>(bytes + mxgemmHipPropName), kDeviceName);
+  std::strcpy(reinterpret_cast<char *>(bytes + mxgemmHipPropGcnArchName),
+              kArchName);
+  put(mxgemmHipPropTotalGlobalMem, kGlobalMemBytes);
+  put(mxgemmHipPropSharedMemPerBlock, size_t(kLdsPerWorkgroup));
+  put(mxgemmHipPropRegsPerBlock, int(65536));
+  put(mxgemmHipPropWarpSize, int(64));
+  put(mxgemmHipPropMaxThreadsPerBlock, int(1024));
+  for (int i = 0; i < 3; ++i) {
+    put(mxgemmHipPropMaxThreadsDim + 4 * i, int(1024));
+    put(mxgemmHipPropMaxGridSize + 4 * i, int(0x7fffffff));
+  }
+  put(mxgemmHipPropClockRate, int(2400000));
+  put(mxgemmHipPropMajor, int(9));
+  put(mxgemmHipPropMinor, int(5));
+  put(mxgemmHipPropMultiProcessorCount, int(kNumCus));
+  put(mxgemmHipPropL2CacheSize, int(4 << 20));
+  put(mxgemmHipPropMaxThreadsPerMultiProcessor, int(2048));
+  put(mxgemmHipPropSharedMemPerMultiprocessor, size_t(kLdsPerWorkgroup));
+  put(mxgemmHipPropRegsPerMultiprocessor, int(131072));
+  put(mxgemmHipPropSharedMemPerBlockOptin, size_t(kLdsPerWorkgroup));
+  put(mxgemmHipPropMaxSharedMemoryPerMultiProcessor, size_t(kLdsPerWorkgroup));
+  return hipSuccess;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+MXGEMM_HIP_EXPORT hipError_t hipMalloc(void **ptr, size_t size) {
+  if (!ptr)
+    return result(hipErrorInvalidValue);
+  *ptr = nullptr;
+  if (!size)
+    return hipSuccess;
+  uint64_t address = state().memory.allocate(size);
+  if (!address)
+    return result(hipErrorOutOfMemory);
+  *ptr = reinterpret_cast<void *>(uintptr_t(address));
+  return hipSuccess;
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipFree(void *ptr) {
+  if (!ptr)
+    return hipSuccess;
+  if (!state().memory.free(uint64_t(reinterpret_cast<uintptr_t>(ptr))))
+    return result(hipErrorInvalidValue);
+  return hipSuccess;
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipMemcpy(void *dst, const void *src,
+                                       size_t sizeBytes, hipMemcpyKind kind) {
+  return result(copy(dst, src, sizeBytes, kind));
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src,
+                                            size_t sizeBytes,
+                                            hipMemcpyKind kind,
+                                            hipStream_t stream) {
+  {
+    FacadeState &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!validStream(s, stream))
+      return result(hipErrorInvalidHandle);
+  }
+  return result(copy(dst, src, sizeBytes, kind));
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipMemset(void *dst, int value, size_t sizeBytes) {
+  return result(fill(dst, value, sizeBytes));
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipMemsetAsync(void *dst, int value,
+                                            size_t sizeBytes,
+                                            hipStream_t stream) {
+  {
+    FacadeState &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!validStream(s, stream))
+      return result(hipErrorInvalidHandle);
+  }
+  return result(fill(dst, value, sizeBytes));
+}
+
+//===----------------------------------------------------------------------===//
+// Modules and launches
+//===----------------------------------------------------------------------===//
+
+MXGEMM_HIP_EXPORT hipError_t hipModuleLoadData(hipModule_t *module,
+                                               const void *image) {
+  if (!module || !image)
+    return result(hipErrorInvalidValue);
+  *module = nullptr;
+  // The image is an ELF whose size is not passed: take it from the header
+  // (section headers end the file for the objects lld writes).
+  const auto *p = static_cast<const uint8_t *>(image);
+  if (std::memcmp(p,
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      p[4] != 2 /*ELFCLASS64*/ || p[5] != 1 /*little endian*/) {
+    llvm::errs() << "mxgemm_hip_emu: hipModuleLoadData: not a 64-bit "
+                    "little-endian ELF code object\n";
+    return result(hipErrorInvalidImage);
+  }
+  uint64_t shoff, phoff;
+  uint16_t shentsize, shnum, phentsize, phnum;
+  std::memcpy(&phoff, p + 0x20, 8);
+  std::memcpy(&shoff, p + 0x28, 8);
+  std::memcpy(&phentsize, p + 0x36, 2);
+  std::memcpy(&phnum, p + 0x38, 2);
+  std::memcpy(&shentsize, p + 0x3a, 2);
+  std::memcpy(&shnum, p + 0x3c, 2);
+  uint64_t size = std::max<uint64_t>(shoff + uint64_t(shentsize) * shnum,
+                                     phoff + uint64_t(phentsize) * phnum);
+  // Section contents may lie past the section header table.
+  for (uint16_t i = 0; i < shnum && shoff; ++i) {
+    const uint8_t *sh = p + shoff + uint64_t(i) * shentsize;
+    uint32_t type;
+    uint64_t offset, bytes;
+    std::memcpy(&type, sh + 4, 4);
+    std::memcpy(&offset, sh + 0x18, 8);
+    std::memcpy(&bytes, sh + 0x20, 8);
+    if (type != 8 /*SHT_NOBITS*/)
+      size = std::max(size, offset + bytes);
+  }
+  if (size < 64 || size > (uint64_t(1) << 32)) {
+    llvm::errs() << "mxgemm_hip_emu: hipModuleLoadData: malformed ELF\n";
+    return result(hipErrorInvalidImage);
+  }
+  auto object = CodeObject::load(llvm::ArrayRef<uint8_t>(p, size_t(size)));
+  if (!object) {
+    std::string message = llvm::toString(object.takeError());
+    llvm::errs() << "mxgemm_hip_emu: hipModuleLoadData: " << message << "\n";
+    llvm::StringRef m(message);
+    if (m.contains("is not modelled"))
+      return result(hipErrorNotSupported);
+    if (m.contains("target is not gfx950"))
+      return result(hipErrorNoBinaryForGpu);
+    return result(hipErrorInvalidImage);
+  }
+  auto *mod = new ihipModule_t;
+  mod->object = std::move(*object);
+  FacadeState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.modules.insert(mod);
+  *module = mod;
+  return hipSuccess;
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipModuleUnload(hipModule_t module) {
+  FacadeState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!module || !s.modules.erase(module))
+    return result(hipErrorInvalidHandle);
+  for (auto &entry : module->functions)
+    s.functions.erase(entry.second.get());
+  delete module;
+  return hipSuccess;
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function,
+                                                  hipModule_t module,
+                                                  const char *kname) {
+  if (!function || !kname)
+    return result(hipErrorInvalidValue);
+  *function = nullptr;
+  FacadeState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!module || !s.modules.count(module))
+    return result(hipErrorInvalidHandle);
+  auto it = module->functions.find(kname);
+  if (it == module->functions.end()) {
+    const KernelInfo *kernel = module->object->findKernel(kname);
+    if (!kernel)
+      return result(hipErrorNotFound);
+    auto fn = std::make_unique<ihipModuleSymbol_t>();
+    fn->module = module;
+    fn->kernel = kernel;
+    s.functions.insert(fn.get());
+    it = module->functions.emplace(kname, std::move(fn)).first;
+  }
+  *function = it->second.get();
+  return hipSuccess;
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipModuleLaunchKernel(
+    hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,
+    unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+    unsigned int blockDimZ, unsigned int sharedMemBytes, hipStream_t stream,
+    void **kernelParams, void **extra) {
+  FacadeState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!f || !s.functions.count(f))
+    return result(hipErrorInvalidHandle);
+  if (!validStream(s, stream))
+    return result(hipErrorInvalidHandle);
+  uint64_t threads = uint64_t(blockDimX) * blockDimY * blockDimZ;
+  if (!gridDimX || !gridDimY || !gridDimZ || !threads || threads > 1024)
+    return result(hipErrorInvalidConfiguration);
+  const KernelInfo &kernel = *f->kernel;
+  if (uint64_t(sharedMemBytes) + kernel.descriptor.groupSegmentFixedSize >
+      uint64_t(kLdsPerWorkgroup))
+    return result(hipErrorLaunchOutOfResources);
+  if (kernelParams && extra)
+    return result(hipErrorInvalidValue);
+
+  LaunchConfig config;
+  config.grid[0] = gridDimX;
+  config.grid[1] = gridDimY;
+  config.grid[2] = gridDimZ;
+  config.workgroup[0] = blockDimX;
+  config.workgroup[1] = blockDimY;
+  config.workgroup[2] = blockDimZ;
+  config.dynamicLdsBytes = sharedMemBytes;
+  if (extra) {
+    const void *buffer = nullptr;
+    const size_t *size = nullptr;
+    for (size_t i = 0; extra[i] != HIP_LAUNCH_PARAM_END; i += 2) {
+      if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_POINTER)
+        buffer = extra[i + 1];
+      else if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_SIZE)
+        size = static_cast<const size_t *>(extra[i + 1]);
+      else
+        return result(hipErrorInvalidValue);
+    }
+    if (!buffer || !size)
+      return result(hipErrorInvalidValue);
+    const auto *b = static_cast<const uint8_t *>(buffer);
+    config.kernargs.assign(b, b + *size);
+  } else {
+    // Explicit arguments (hidden ones are the emulator's business).
+    size_t index = 0;
+    for (const KernelArgInfo &arg : kernel.args) {
+      if (llvm::StringRef(arg.valueKind).starts_with("hidden_"))
+        continue;
+      if (!kernelParams || !kernelParams[index])
+        return result(hipErrorInvalidValue);
+      if (config.kernargs.size() < size_t(arg.offset) + arg.size)
+        config.kernargs.resize(size_t(arg.offset) + arg.size);
+      std::memcpy(config.kernargs.data() + arg.offset, kernelParams[index],
+                  arg.size);
+      ++index;
+    }
+  }
+  applyEnvironment(config);
+
+  auto launched = launch(*f->module->object, kernel, config, s.memory);
+  if (!launched) {
+    llvm::errs() << "mxgemm_hip_emu: launch of '" << kernel.name
+                 << "' failed: " << llvm::toString(launched.takeError())
+                 << "\n";
+    return result(hipErrorLaunchFailure);
+  }
+  if (launched->totalFindings) {
+    llvm::errs() << "mxgemm_hip_emu: launch of '" << kernel.name
+                 << "': " << launched->totalFindings << " checker finding(s)\n";
+    for (const Finding &finding : launched->findings)
+      printFinding(llvm::errs(), finding);
+    return result(hipErrorLaunchFailure);
+  }
+  return hipSuccess;
+}
+
+//===----------------------------------------------------------------------===//
+// Streams, synchronisation, errors, versions
+//===----------------------------------------------------------------------===//
+
+MXGEMM_HIP_EXPORT hipError_t hipStreamCreate(hipStream_t *stream) {
+  if (!stream)
+    return result(hipErrorInvalidValue);
+  FacadeState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  *stream = new ihipStream_t;
+  s.streams.insert(*stream);
+  return hipSuccess;
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream) {
+  FacadeState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  return result(validStream(s, stream) ? hipSuccess : hipErrorInvalidHandle);
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipStreamDestroy(hipStream_t stream) {
+  FacadeState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!stream || !s.streams.erase(stream))
+    return result(hipErrorInvalidHandle);
+  delete stream;
+  return hipSuccess;
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipDeviceSynchronize(void) { return hipSuccess; }
+
+MXGEMM_HIP_EXPORT hipError_t hipGetLastError(void) {
+  hipError_t e = lastError;
+  lastError = hipSuccess;
+  return e;
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipPeekAtLastError(void) { return lastError; }
+
+namespace {
+struct ErrorText {
+  hipError_t code;
+  const char *name, *text;
+};
+constexpr ErrorText kErrors[] = {
+    {hipSuccess, "hipSuccess", "no error"},
+    {hipErrorInvalidValue, "hipErrorInvalidValue", "invalid argument"},
+    {hipErrorOutOfMemory, "hipErrorOutOfMemory", "out of memory"},
+    {hipErrorNotInitialized, "hipErrorNotInitialized", "initialization error"},
+    {hipErrorInvalidConfiguration, "hipErrorInvalidConfiguration",
+     "invalid configuration argument"},
+    {hipErrorInvalidDevicePointer, "hipErrorInvalidDevicePointer",
+     "invalid device pointer"},
+    {hipErrorInvalidMemcpyDirection, "hipErrorInvalidMemcpyDirection",
+     "invalid copy direction for memcpy"},
+    {hipErrorInvalidDeviceFunction, "hipErrorInvalidDeviceFunction",
+     "invalid device function"},
+    {hipErrorNoDevice, "hipErrorNoDevice",
+     "no ROCm-capable device is detected"},
+    {hipErrorInvalidDevice, "hipErrorInvalidDevice", "invalid device ordinal"},
+    {hipErrorInvalidImage, "hipErrorInvalidImage",
+     "device kernel image is invalid"},
+    {hipErrorNoBinaryForGpu, "hipErrorNoBinaryForGpu",
+     "no kernel image is available for execution on the device"},
+    {hipErrorInvalidHandle, "hipErrorInvalidHandle", "invalid resource handle"},
+    {hipErrorNotFound, "hipErrorNotFound", "named symbol not found"},
+    {hipErrorLaunchOutOfResources, "hipErrorLaunchOutOfResources",
+     "too many resources requested for launch"},
+    {hipErrorLaunchFailure, "hipErrorLaunchFailure",
+     "unspecified launch failure"},
+    {hipErrorNotSupported, "hipErrorNotSupported", "operation not supported"},
+    {hipErrorUnknown, "hipErrorUnknown", "unknown error"},
+};
+const ErrorText *findError(hipError_t e) {
+  for (const ErrorText &t : kErrors)
+    if (t.code == e)
+      return &t;
+  return nullptr;
+}
+} // namespace
+
+MXGEMM_HIP_EXPORT const char *hipGetErrorString(hipError_t error) {
+  const ErrorText *t = findError(error);
+  return t ? t->text : "unknown error";
+}
+
+MXGEMM_HIP_EXPORT const char *hipGetErrorName(hipError_t error) {
+  const ErrorText *t = findError(error);
+  return t ? t->name : "hipErrorUnknown";
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipDriverGetVersion(int *driverVersion) {
+  if (!driverVersion)
+    return result(hipErrorInvalidValue);
+  *driverVersion = kDriverVersion;
+  return hipSuccess;
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipRuntimeGetVersion(int *runtimeVersion) {
+  if (!runtimeVersion)
+    return result(hipErrorInvalidValue);
+  *runtimeVersion = kDriverVersion;
+  return hipSuccess;
+}
