@@ -13,6 +13,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "lld/Common/Driver.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -78,6 +80,18 @@ mxgemm::translateAndOptimize(gpu::GPUModuleOp kernels, llvm::LLVMContext &ctx,
   if (!module->getModuleFlag("amdhsa_code_object_version"))
     module->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
                           options.codeObjectVersion);
+
+  // The MLIR passes decide the loop structure (the K loop, its pipeline
+  // prologue); letting LLVM fully unroll a pipelined K loop multiplies live
+  // accumulators and spills, so every loop is marked as already unrolled.
+  for (llvm::Function &f : *module) {
+    if (f.isDeclaration())
+      continue;
+    llvm::DominatorTree dt(f);
+    llvm::LoopInfo loops(dt);
+    for (llvm::Loop *loop : loops.getLoopsInPreorder())
+      loop->setLoopAlreadyUnrolled();
+  }
 
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;

@@ -130,6 +130,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mxgemm::registerAllDialects(registry);
   mlir::MLIRContext ctx(registry);
+  // Diagnostics name the op; whole-module dumps belong to --print-ir-after-all.
+  ctx.printOpOnDiagnostic(false);
   SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       MemoryBuffer::getMemBufferCopy(

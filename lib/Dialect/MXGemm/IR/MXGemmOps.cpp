@@ -115,6 +115,29 @@ LogicalResult WaveMmaOp::verify() {
   return success();
 }
 
+LogicalResult CopyToLdsOp::verify() {
+  MemRefType dst = getDst().getType();
+  if (dst.getElementType() != getSrc().getType().getElementType())
+    return emitOpError("source and LDS ring element types differ");
+  const int64_t rows = getRows(), tileK = getTileK();
+  if (dst.getDimSize(1) != rows)
+    return emitOpError("LDS ring holds ")
+           << dst.getDimSize(1) << " rows per stage, copy moves " << rows;
+  if (tileK % 16 != 0 || dst.getDimSize(2) % 16 != 0 ||
+      dst.getDimSize(2) < tileK)
+    return emitOpError("LDS rows must be whole 16-byte chunks of at least "
+                       "tile_k bytes, got ")
+           << dst.getDimSize(2) << " for tile_k = " << getTileK();
+  if (getMode() != Staging::LdsAsync && getMode() != Staging::LdsSync)
+    return emitOpError("mode must be lds_async or lds_sync");
+  if (getMode() == Staging::LdsAsync &&
+      (getRows() * dst.getDimSize(2)) % 1024 != 0)
+    return emitOpError("lds_async fills 1024 contiguous LDS bytes per wave "
+                       "instruction; a stage of ")
+           << getRows() * dst.getDimSize(2) << " bytes is not a multiple";
+  return success();
+}
+
 LogicalResult StoreTileOp::verify() {
   return verifyWaveTile(*this, getMfma(), getWaveM(), getWaveN(),
                         getAcc().getType().getNumElements());

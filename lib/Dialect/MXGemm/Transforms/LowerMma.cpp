@@ -66,6 +66,25 @@ public:
     return vector::ShuffleOp::create(b, loc, lo, hi, all);
   }
 
+  /// Same bytes as loadOperand, from the wave's LDS view [rows, tile_k]:
+  /// row `row` (in the view) at K offset `kBase` (in the tile).
+  Value loadOperandFromLds(Value view, Value row, int64_t kBase) {
+    auto elem = cast<MemRefType>(view.getType()).getElementType();
+    auto halfType = VectorType::get({16}, elem);
+    Value col = add(mul(coords.g, 16), kBase);
+    auto lo =
+        vector::LoadOp::create(b, loc, halfType, view, ValueRange{row, col});
+    lo.setAlignment(16);
+    Value colHi = add(col, nonK == 32 ? 32 : 64);
+    auto hi =
+        vector::LoadOp::create(b, loc, halfType, view, ValueRange{row, colHi});
+    hi.setAlignment(16);
+    SmallVector<int64_t> all(32);
+    for (int64_t i = 0; i < 32; ++i)
+      all[i] = i;
+    return vector::ShuffleOp::create(b, loc, lo, hi, all);
+  }
+
   /// The scale operand: byte 0 of the VGPR is the E8M0 scale of row/column
   /// `r`, K-block `g` of the step (lane `b * nonK + r` supplies block b).
   Value loadScale(Value mem, Value scaleRowBase, Value kBlock) {
@@ -113,6 +132,11 @@ void lowerWaveMma(WaveMmaOp op) {
     wsRowBase.push_back(e.mul(scaleRow, kBlocks));
   }
 
+  // Row `i * nonK + r` of a wave's LDS view, for either operand.
+  SmallVector<Value> tileRow;
+  for (int64_t i = 0; i < std::max(blocksM, blocksN); ++i)
+    tileRow.push_back(e.add(e.coords.r, i * nonK));
+
   auto blockType = VectorType::get({accPer}, b.getF32Type());
   auto i32 = [&](int64_t v) { return b.getI32IntegerAttr(v); };
   Value acc = op.getAcc();
@@ -122,11 +146,16 @@ void lowerWaveMma(WaveMmaOp op) {
     Value kBlock = arith::DivUIOp::create(b, loc, kBase, e.idx(32));
     SmallVector<Value> a, aScale, bOp, bScale;
     for (int64_t i = 0; i < blocksM; ++i) {
-      a.push_back(e.loadOperand(op.getX(), xRowBase[i], kBase));
+      a.push_back(op.getXTile() ? e.loadOperandFromLds(op.getXTile(),
+                                                       tileRow[i], step * kStep)
+                                : e.loadOperand(op.getX(), xRowBase[i], kBase));
       aScale.push_back(e.loadScale(op.getXScales(), xsRowBase[i], kBlock));
     }
     for (int64_t j = 0; j < blocksN; ++j) {
-      bOp.push_back(e.loadOperand(op.getW(), wRowBase[j], kBase));
+      bOp.push_back(
+          op.getWTile()
+              ? e.loadOperandFromLds(op.getWTile(), tileRow[j], step * kStep)
+              : e.loadOperand(op.getW(), wRowBase[j], kBase));
       bScale.push_back(e.loadScale(op.getWScales(), wsRowBase[j], kBlock));
     }
     for (int64_t i = 0; i < blocksM; ++i) {
@@ -185,22 +214,129 @@ void lowerStoreTile(StoreTileOp op) {
   op.erase();
 }
 
+/// global_load_lds_dwordx4 writes 16 bytes per lane to LDS at a wave-uniform
+/// base + 16 * lane, so a wave fills 1024 contiguous bytes of the ring slot;
+/// each lane loads the global 16 bytes that belong at its position. Lanes
+/// that land in a row's padding load that row's first chunk (in bounds,
+/// never read back).
+void lowerAsyncCopy(CopyToLdsOp op, OpBuilder &b, MfmaEmitter &e, Value wave,
+                    Value lane) {
+  Location loc = op.getLoc();
+  const int64_t rowBytes = op.getDst().getType().getDimSize(2);
+  const int64_t rowChunks = rowBytes / 16, dataChunks = op.getTileK() / 16;
+  const int64_t spanChunks = op.getRows() * rowChunks;
+  const int64_t perIter = 64 * op.getNumWaves();
+  Value lastRow = arith::SubIOp::create(b, loc, op.getRowLimit(), e.idx(1));
+  Value waveChunk = e.mul(wave, 64);
+  auto transfer = VectorType::get({16}, op.getSrc().getType().getElementType());
+  for (int64_t it = 0; it * perIter < spanChunks; ++it) {
+    OpBuilder::InsertionGuard guard(b);
+    Value waveBase = e.add(waveChunk, it * perIter);
+    if ((it + 1) * perIter > spanChunks) {
+      // Only the waves whose 64 chunks exist take part (wave-uniform).
+      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           waveBase, e.idx(spanChunks));
+      auto guardIf = scf::IfOp::create(b, loc, active, /*withElse=*/false);
+      b.setInsertionPointToStart(guardIf.thenBlock());
+    }
+    Value chunk = arith::AddIOp::create(b, loc, waveBase, lane);
+    Value row = arith::DivUIOp::create(b, loc, chunk, e.idx(rowChunks));
+    Value col = arith::RemUIOp::create(b, loc, chunk, e.idx(rowChunks));
+    if (rowChunks != dataChunks) {
+      Value isData = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           col, e.idx(dataChunks));
+      col = arith::SelectOp::create(b, loc, isData, col, e.idx(0));
+    }
+    Value srcRow = arith::AddIOp::create(b, loc, op.getRow0(), row);
+    srcRow = arith::MinUIOp::create(b, loc, srcRow, lastRow);
+    Value srcRowK = e.mul(srcRow, op.getK());
+    Value srcK = arith::AddIOp::create(b, loc, srcRowK, op.getK0());
+    Value srcIndex = arith::AddIOp::create(b, loc, srcK, e.mul(col, 16));
+    // The wave's first byte in the slot, as (row, column) of the ring.
+    Value baseByte = e.mul(waveBase, 16);
+    Value dstRow = arith::DivUIOp::create(b, loc, baseByte, e.idx(rowBytes));
+    Value dstCol = arith::RemUIOp::create(b, loc, baseByte, e.idx(rowBytes));
+    amdgpu::GatherToLDSOp::create(
+        b, loc, op.getSrc(), ValueRange{srcIndex}, op.getDst(),
+        ValueRange{op.getStage(), dstRow, dstCol}, TypeAttr::get(transfer));
+  }
+}
+
+/// Global -> VGPR -> LDS, one 16-byte chunk of real data per lane per step.
+void lowerSyncCopy(CopyToLdsOp op, OpBuilder &b, MfmaEmitter &e, Value tid) {
+  Location loc = op.getLoc();
+  const int64_t dataChunks = op.getTileK() / 16;
+  const int64_t total = op.getRows() * dataChunks;
+  const int64_t perIter = 64 * op.getNumWaves();
+  Value lastRow = arith::SubIOp::create(b, loc, op.getRowLimit(), e.idx(1));
+  auto chunkType =
+      VectorType::get({16}, op.getSrc().getType().getElementType());
+  for (int64_t it = 0; it * perIter < total; ++it) {
+    OpBuilder::InsertionGuard guard(b);
+    Value chunk = e.add(tid, it * perIter);
+    if ((it + 1) * perIter > total) {
+      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           chunk, e.idx(total));
+      auto guardIf = scf::IfOp::create(b, loc, active, /*withElse=*/false);
+      b.setInsertionPointToStart(guardIf.thenBlock());
+    }
+    Value row = arith::DivUIOp::create(b, loc, chunk, e.idx(dataChunks));
+    Value col =
+        e.mul(arith::RemUIOp::create(b, loc, chunk, e.idx(dataChunks)), 16);
+    Value srcRow = arith::AddIOp::create(b, loc, op.getRow0(), row);
+    srcRow = arith::MinUIOp::create(b, loc, srcRow, lastRow);
+    Value srcRowK = e.mul(srcRow, op.getK());
+    Value srcK = arith::AddIOp::create(b, loc, srcRowK, op.getK0());
+    Value srcIndex = arith::AddIOp::create(b, loc, srcK, col);
+    Value data = vector::LoadOp::create(b, loc, chunkType, op.getSrc(),
+                                        ValueRange{srcIndex});
+    auto store = vector::StoreOp::create(b, loc, data, op.getDst(),
+                                         ValueRange{op.getStage(), row, col});
+    store.setAlignment(16);
+  }
+}
+
+void lowerCopy(CopyToLdsOp op) {
+  OpBuilder b(op);
+  MfmaEmitter e(b, op.getLoc(), /*nonK=*/64);
+  Value tid = gpu::ThreadIdOp::create(b, op.getLoc(), gpu::Dimension::x);
+  if (op.getMode() == Staging::LdsAsync) {
+    Value wave = arith::DivUIOp::create(b, op.getLoc(), tid, e.idx(64));
+    lowerAsyncCopy(op, b, e, wave, e.coords.r);
+  } else {
+    lowerSyncCopy(op, b, e, tid);
+  }
+  op.erase();
+}
+
+void lowerWait(WaitCopiesOp op) {
+  OpBuilder b(op);
+  amdgpu::MemoryCounterWaitOp::create(
+      b, op.getLoc(), b.getI32IntegerAttr(op.getPending()),
+      /*store=*/nullptr, /*ds=*/b.getI32IntegerAttr(0), /*exp=*/nullptr,
+      /*tensor=*/nullptr);
+  op.erase();
+}
+
 struct MXGemmLowerMmaPass
     : public impl::MXGemmLowerMmaBase<MXGemmLowerMmaPass> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<WaveMmaOp> mmas;
-    SmallVector<StoreTileOp> stores;
+    SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
-      if (auto mma = dyn_cast<WaveMmaOp>(op))
-        mmas.push_back(mma);
-      else if (auto store = dyn_cast<StoreTileOp>(op))
-        stores.push_back(store);
+      if (isa<WaveMmaOp, StoreTileOp, CopyToLdsOp, WaitCopiesOp>(op))
+        ops.push_back(op);
     });
-    for (WaveMmaOp op : mmas)
-      lowerWaveMma(op);
-    for (StoreTileOp op : stores)
-      lowerStoreTile(op);
+    for (Operation *op : ops) {
+      if (auto mma = dyn_cast<WaveMmaOp>(op))
+        lowerWaveMma(mma);
+      else if (auto store = dyn_cast<StoreTileOp>(op))
+        lowerStoreTile(store);
+      else if (auto copy = dyn_cast<CopyToLdsOp>(op))
+        lowerCopy(copy);
+      else
+        lowerWait(cast<WaitCopiesOp>(op));
+    }
   }
 };
 

@@ -14,6 +14,7 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -27,9 +28,14 @@ void mxgemm::buildMXGemmToGFX950Pipeline(OpPassManager &pm,
   pm.addPass(createMXGemmTile(tile));
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createMXGemmGroupTiles());
+  kernels.addPass(createMXGemmStageCopies());
+  kernels.addPass(createMXGemmPipeline());
   kernels.addPass(createMXGemmLowerMma());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
+  // LDS ring views are strided subviews: expand them to offsets first.
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
   kernels.addPass(createSCFToControlFlowPass());
   ConvertGpuOpsToROCDLOpsOptions rocdl;
   rocdl.chipset = options.chip;

@@ -31,17 +31,15 @@ LogicalResult checkImplementedFields(ScaledMatmulOp op) {
   ConfigAttr c = op.getConfig();
   auto unsupported = [&](StringRef field, StringRef pass) {
     return op.emitOpError("config field '")
-           << field << "' needs the " << pass
-           << " pass, which is not implemented yet; remove the field";
+           << field << "' is not implemented yet (" << pass
+           << "); remove or change the field";
   };
-  if (c.getStageX() != Staging::Direct)
-    return unsupported("stage_x", "mxgemm-stage-copies");
-  if (c.getStageW() != Staging::Direct)
-    return unsupported("stage_w", "mxgemm-stage-copies");
-  if (c.getStages() != 1)
-    return unsupported("stages", "mxgemm-pipeline");
-  if (c.getLdsLayout() != LdsLayout::Plain)
-    return unsupported("lds_layout", "mxgemm-stage-copies");
+  if (c.getStageX() == Staging::PackedRegisters)
+    return unsupported("stage_x = packed_registers", "mxgemm-stage-copies");
+  if (c.getStageW() == Staging::PackedRegisters)
+    return unsupported("stage_w = packed_registers", "mxgemm-stage-copies");
+  if (c.getLdsLayout() == LdsLayout::Xor)
+    return unsupported("lds_layout = xor", "mxgemm-stage-copies");
   if (c.getSchedule() != Schedule::Default)
     return unsupported("schedule", "mxgemm-schedule-mfma");
   return success();
@@ -158,10 +156,10 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     Value acc = kLoop.getRegionIterArgs()[0];
     Value next = WaveMmaOp::create(
         b, loc, accType, x, xs, w, ws, acc, row0, col0, kLoop.getInductionVar(),
-        m, MfmaShapeAttr::get(ctx, config.getMfma()),
-        b.getI64IntegerAttr(waveM), b.getI64IntegerAttr(waveN),
-        b.getI64IntegerAttr(config.getTileK()), b.getI64IntegerAttr(k),
-        op.getWScaleAttr());
+        m, /*x_tile=*/Value(), /*w_tile=*/Value(),
+        MfmaShapeAttr::get(ctx, config.getMfma()), b.getI64IntegerAttr(waveM),
+        b.getI64IntegerAttr(waveN), b.getI64IntegerAttr(config.getTileK()),
+        b.getI64IntegerAttr(k), op.getWScaleAttr());
     scf::YieldOp::create(b, loc, next);
   }
   StoreTileOp::create(b, loc, kLoop.getResult(0), y, row0, col0, m,

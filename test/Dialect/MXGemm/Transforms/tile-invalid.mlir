@@ -3,9 +3,9 @@
 func.func @staged(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
                   %w: memref<128x256xf8E4M3FN>, %ws: memref<4x8xf8E8M0FNU>,
                   %y: memref<?x128xbf16>) {
-  // expected-error @+1 {{config field 'stage_x' needs the mxgemm-stage-copies pass, which is not implemented yet; remove the field}}
+  // expected-error @+1 {{config field 'stage_x = packed_registers' is not implemented yet (mxgemm-stage-copies); remove or change the field}}
   mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
-      {config = #mxgemm.config<stage_x = lds_async>,
+      {config = #mxgemm.config<stage_x = packed_registers>,
        w_scale = #mxgemm.w_scale<block32x32>}
       : memref<?x256xf8E4M3FN>, memref<?x8xf8E8M0FNU>, memref<128x256xf8E4M3FN>,
         memref<4x8xf8E8M0FNU> into memref<?x128xbf16>
@@ -17,9 +17,9 @@ func.func @staged(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
 func.func @pipelined(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
                      %w: memref<128x256xf8E4M3FN>, %ws: memref<4x8xf8E8M0FNU>,
                      %y: memref<?x128xbf16>) {
-  // expected-error @+1 {{config field 'stage_w' needs the mxgemm-stage-copies pass}}
+  // expected-error @+1 {{config field 'stage_w = packed_registers' is not implemented yet (mxgemm-stage-copies)}}
   mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
-      {config = #mxgemm.config<stage_w = lds_sync, stages = 2>,
+      {config = #mxgemm.config<stage_x = lds_sync, stage_w = packed_registers, stages = 2>,
        w_scale = #mxgemm.w_scale<block32x32>}
       : memref<?x256xf8E4M3FN>, memref<?x8xf8E8M0FNU>, memref<128x256xf8E4M3FN>,
         memref<4x8xf8E8M0FNU> into memref<?x128xbf16>
@@ -31,7 +31,7 @@ func.func @pipelined(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
 func.func @scheduled(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
                      %w: memref<128x256xf8E4M3FN>, %ws: memref<4x8xf8E8M0FNU>,
                      %y: memref<?x128xbf16>) {
-  // expected-error @+1 {{config field 'schedule' needs the mxgemm-schedule-mfma pass}}
+  // expected-error @+1 {{config field 'schedule' is not implemented yet (mxgemm-schedule-mfma)}}
   mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
       {config = #mxgemm.config<schedule = interleave>,
        w_scale = #mxgemm.w_scale<block32x32>}
@@ -45,7 +45,7 @@ func.func @scheduled(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
 func.func @lds_layout(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
                       %w: memref<128x256xf8E4M3FN>, %ws: memref<4x8xf8E8M0FNU>,
                       %y: memref<?x128xbf16>) {
-  // expected-error @+1 {{config field 'lds_layout' needs the mxgemm-stage-copies pass}}
+  // expected-error @+1 {{config field 'lds_layout = xor' is not implemented yet (mxgemm-stage-copies)}}
   mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
       {config = #mxgemm.config<lds_layout = xor>,
        w_scale = #mxgemm.w_scale<block32x32>}

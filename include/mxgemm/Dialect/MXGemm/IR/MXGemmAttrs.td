@@ -43,6 +43,8 @@ def MXGemm_Staging : I32EnumAttr<"Staging",
   let genSpecializedAttr = 0;
 }
 
+def MXGemm_StagingAttr : EnumAttr<MXGemm_Dialect, MXGemm_Staging, "staging">;
+
 def MXGemm_LdsLayout : I32EnumAttr<"LdsLayout",
     "layout of LDS-staged operand tiles", [
       I32EnumAttrCase<"Plain", 0, "plain">,

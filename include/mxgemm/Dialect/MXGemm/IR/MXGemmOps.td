@@ -105,8 +105,11 @@ def MXGemm_ProgramTileOp : MXGemm_Op<"program_tile", [Pure]> {
   let assemblyFormat = "$pid `,` $num_tiles_m attr-dict";
 }
 
+def MXGemm_LdsTile : MemRefRankOf<[F8E4M3FN, F8E5M2], [2]>;
+
 def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
-    [Pure, AllTypesMatch<["acc", "result"]>]> {
+    [AllTypesMatch<["acc", "result"]>, AttrSizedOperandSegments,
+     MemoryEffects<[MemRead]>]> {
   let summary = "one wave's block-scaled MMA over one K tile";
   let description = [{
     Accumulates, for the `wave_m x wave_n` output sub-tile owned by one wave
@@ -116,6 +119,12 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     kernel arguments; `m` is the runtime row count: rows at or past `m` read
     the last valid row (their results are never stored), so no access is out
     of bounds.
+
+    With `x_tile` / `w_tile` (added by `mxgemm-stage-copies`), that
+    operand's data is read from the wave's rows of the current LDS tile
+    instead (row `i` of the view is the wave's row `i`, column `j` is
+    `k0 + j`), with 16-byte `ds_read_b128`s; scales always come from the
+    global scale tensors in their natural layout.
 
     `acc` holds the accumulators of the `wave_m / mfma_m x wave_n / mfma_n`
     MFMA blocks in block-row-major order, each in the D layout of DESIGN.md
@@ -139,6 +148,8 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
                    MXGemm_FlatFP8Memref:$w, MXGemm_FlatScaleMemref:$w_scales,
                    VectorOfRankAndType<[1], [F32]>:$acc,
                    Index:$row0, Index:$col0, Index:$k0, Index:$m,
+                   Optional<MXGemm_LdsTile>:$x_tile,
+                   Optional<MXGemm_LdsTile>:$w_tile,
                    MXGemm_MfmaShapeAttr:$mfma,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_m,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_n,
@@ -148,7 +159,9 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
   let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
   let assemblyFormat = [{
     $x `,` $x_scales `,` $w `,` $w_scales `,` $acc
-    `[` $row0 `,` $col0 `,` $k0 `,` $m `]` attr-dict `:`
+    `[` $row0 `,` $col0 `,` $k0 `,` $m `]`
+    (`x_tile` `(` $x_tile^ `:` type($x_tile) `)`)?
+    (`w_tile` `(` $w_tile^ `:` type($w_tile) `)`)? attr-dict `:`
     type($x) `,` type($x_scales) `,` type($w) `,` type($w_scales) `,` type($acc)
   }];
   let hasVerifier = 1;
@@ -164,6 +177,79 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     int64_t getBlocksM() { return getWaveM() / getMfmaMN(); }
     int64_t getBlocksN() { return getWaveN() / getMfmaMN(); }
   }];
+}
+
+def MXGemm_CopyToLdsOp : MXGemm_Op<"copy_to_lds"> {
+  let summary = "workgroup-cooperative copy of one operand K-tile into LDS";
+  let description = [{
+    All threads of the workgroup copy rows `row0 .. row0 + rows` (each
+    clamped to `row_limit - 1`, so a partial M tile never reads out of
+    bounds) and K elements `k0 .. k0 + tile_k` of the row-major operand
+    `src` (row length `k`) into `dst[stage, 0 .. rows, 0 .. tile_k]`. Bytes
+    of an LDS row past `tile_k` (padding) are unspecified.
+
+    `mode = lds_async` uses gfx950 `global_load_lds_dwordx4`
+    (`amdgpu.gather_to_lds`): each lane moves 16 bytes and a wave fills 1024
+    contiguous LDS bytes, so the LDS layout is expressed by which global
+    address each lane loads; no VGPR round trip. `mode = lds_sync` loads
+    16 bytes per lane into VGPRs and stores them with `ds_write_b128`.
+    The data is visible to other waves only after `mxgemm.wait_copies` and a
+    barrier.
+
+    Example:
+
+    ```mlir
+    mxgemm.copy_to_lds %x, %ring [%stage, %row0, %k0, %m]
+        {rows = 128 : i64, tile_k = 128 : i64, k = 1280 : i64,
+         mode = #mxgemm<staging lds_async>, num_waves = 4 : i64}
+        : memref<1099511627776xf8E4M3FN>,
+          memref<2x128x144xf8E4M3FN, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins MXGemm_FlatFP8Memref:$src,
+                   Arg<MemRefRankOf<[F8E4M3FN, F8E5M2], [3]>, "LDS ring",
+                       [MemWrite]>:$dst,
+                   Index:$stage, Index:$row0, Index:$k0, Index:$row_limit,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$rows,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$tile_k,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$k,
+                   MXGemm_StagingAttr:$mode,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$num_waves);
+  let assemblyFormat = [{
+    $src `,` $dst `[` $stage `,` $row0 `,` $k0 `,` $row_limit `]` attr-dict
+    `:` type($src) `,` type($dst)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// 16-byte chunks per LDS row (padding included).
+    int64_t getRowChunks() {
+      return getDst().getType().getDimSize(2) / 16;
+    }
+    /// Copy instructions every wave of the workgroup is sure to issue
+    /// (what a wait count may rely on).
+    int64_t getMinLoadsPerWave() {
+      int64_t chunks = getRows() * (getMode() == Staging::LdsAsync
+                                        ? getRowChunks()
+                                        : getTileK() / 16);
+      return chunks / (64 * getNumWaves());
+    }
+  }];
+}
+
+def MXGemm_WaitCopiesOp : MXGemm_Op<"wait_copies"> {
+  let summary = "wait until at most `pending` of this wave's loads are in flight";
+  let description = [{
+    Blocks the wave until at most `pending` of its most recently issued
+    vector-memory loads (including `global_load_lds_dwordx4` copies into
+    LDS) are outstanding, and all of its LDS operations have completed:
+    gfx950 `s_waitcnt vmcnt(pending) lgkmcnt(0)`. Loads complete in order,
+    so every older copy has landed. `mxgemm-pipeline` picks the smallest
+    wait that still covers the K tile about to be read.
+
+    Example: `mxgemm.wait_copies {pending = 4 : i64}`
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "attr-dict";
 }
 
 def MXGemm_StoreTileOp : MXGemm_Op<"store_tile"> {

@@ -64,6 +64,52 @@ def MXGemmGroupTiles : Pass<"mxgemm-group-tiles"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def MXGemmStageCopies : Pass<"mxgemm-stage-copies"> {
+  let summary = "stage LDS-staged operands through an LDS ring (gfx950)";
+  let description = [{
+    For kernels whose config stages X and/or W through LDS
+    (`stage_x`/`stage_w` = `lds_async` or `lds_sync`), adds an LDS ring of
+    `stages` slots of `[rows, tile_k (+16 if lds_layout = padded)]` bytes
+    per staged operand (a `gpu.func` workgroup attribution), and rewrites
+    the K loop body into: `mxgemm.copy_to_lds` of the K tile into slot 0,
+    `mxgemm.wait_copies {pending = 0}`, `gpu.barrier`, the `mxgemm.wave_mma`
+    reading that operand from the wave's rows of the slot, `gpu.barrier`.
+
+    `lds_async` copies with gfx950 `global_load_lds_dwordx4` (16 bytes per
+    lane into a wave-contiguous 1024-byte LDS span: the layout is chosen by
+    which global address each lane loads), `lds_sync` through VGPRs. Padding
+    rows by 16 bytes makes the `ds_read_b128` operand reads conflict-free
+    under the 4-phase rule for 128-byte rows. Scales keep their natural
+    global layout. `packed_registers` and `lds_layout = xor` are rejected as
+    not implemented yet.
+
+    Example: `mxgemm-opt --mxgemm-tile --mxgemm-stage-copies in.mlir`.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
+def MXGemmPipeline : Pass<"mxgemm-pipeline"> {
+  let summary = "N-stage software pipelining of the staged K loop (gfx950)";
+  let description = [{
+    Rewrites each staged K loop (as built by `mxgemm-stage-copies`) into an
+    N-stage pipeline over the LDS ring (N = `stages` of the kernel's config,
+    or the pass option; 2 = double buffering): a prologue copies tiles
+    0..N-2; iteration t waits for tile t only
+    (`s_waitcnt vmcnt(min(N-2, tiles left) * copies per tile)`, chosen at run
+    time by uniform branches), publishes it with one barrier, issues the
+    copies of tile t+N-1 into the slot read in iteration t-1, and runs the
+    MFMAs of tile t while they are in flight. N = 1 leaves the loop alone.
+
+    Example: `mxgemm-opt --mxgemm-tile --mxgemm-stage-copies --mxgemm-pipeline in.mlir`.
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"0",
+           "pipeline depth (0 = the config's stages)">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+}
+
 def MXGemmLowerMma : Pass<"mxgemm-lower-mma"> {
   let summary = "lower wave-level mxgemm ops to amdgpu.scaled_mfma and stores";
   let description = [{
@@ -76,8 +122,15 @@ def MXGemmLowerMma : Pass<"mxgemm-lower-mma"> {
     E8M0 scale of row `l % nonK`, block `l / nonK` into byte 0 of a VGPR
     scale operand. Per-row and 32x32-block weight scales are both supported.
 
+    Operands staged in LDS (`x_tile`/`w_tile`) are read with 16-byte
+    `ds_read_b128`s at the same (row, k) positions.
+
     Expands `mxgemm.store_tile` into per-element conversion (BF16 round to
-    nearest even, or FP32) and stores guarded by `row < M`.
+    nearest even, or FP32) and stores guarded by `row < M`, and lowers the
+    staging ops: `mxgemm.copy_to_lds` into `amdgpu.gather_to_lds`
+    (`global_load_lds_dwordx4`) or global loads + LDS stores, and
+    `mxgemm.wait_copies` into `amdgpu.memory_counter_wait`
+    (`s_waitcnt vmcnt(N) lgkmcnt(0)`).
 
     Example:
     `mxgemm-opt --mxgemm-tile --mxgemm-group-tiles --mxgemm-lower-mma in.mlir`

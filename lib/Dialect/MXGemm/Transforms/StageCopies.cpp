@@ -1,0 +1,157 @@
+//===- StageCopies.cpp - mxgemm-stage-copies: operands through LDS
+//------------===//
+//
+// Rewrites the K loop so that every K tile of an LDS-staged operand is copied
+// once per workgroup into an LDS ring and each wave reads its MFMA fragments
+// from there, instead of every wave re-reading global memory. The ring has
+// `stages` slots; this pass uses slot 0 only and leaves rotating the slots
+// to mxgemm-pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
+#include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+#define DEBUG_TYPE "mxgemm-stage-copies"
+
+namespace mlir::mxgemm {
+#define GEN_PASS_DEF_MXGEMMSTAGECOPIES
+#include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
+
+namespace {
+
+bool isLdsStaging(Staging s) {
+  return s == Staging::LdsAsync || s == Staging::LdsSync;
+}
+
+/// The wave's rows of the current ring slot, as a 2-D [rows, tile_k] view.
+Value waveView(OpBuilder &b, Location loc, Value ring, Value stage,
+               Value rowOffset, int64_t rows, int64_t tileK) {
+  auto ringType = cast<MemRefType>(ring.getType());
+  SmallVector<OpFoldResult> offsets = {stage, rowOffset, b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(rows),
+                                     b.getIndexAttr(tileK)};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      {rows, tileK}, ringType, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), ring,
+                                   offsets, sizes, strides);
+}
+
+LogicalResult stageKernel(gpu::GPUFuncOp kernel) {
+  auto config = kernel->getAttrOfType<ConfigAttr>(kConfigAttrName);
+  auto problem = kernel->getAttrOfType<DictionaryAttr>(kProblemAttrName);
+  if (!config || !problem)
+    return success();
+  const bool stageX = isLdsStaging(config.getStageX());
+  const bool stageW = isLdsStaging(config.getStageW());
+  if (config.getStageX() == Staging::PackedRegisters ||
+      config.getStageW() == Staging::PackedRegisters)
+    return kernel.emitError("staging 'packed_registers' is not implemented "
+                            "yet; use direct, lds_async or lds_sync");
+  if (config.getLdsLayout() == LdsLayout::Xor)
+    return kernel.emitError("lds_layout = xor is not implemented yet; use "
+                            "plain or padded");
+  if (!stageX && !stageW)
+    return success();
+
+  SmallVector<WaveMmaOp> mmas;
+  kernel.walk([&](WaveMmaOp op) { mmas.push_back(op); });
+  if (mmas.size() != 1)
+    return kernel.emitError("expected one mxgemm.wave_mma to stage, found ")
+           << mmas.size();
+  WaveMmaOp mma = mmas.front();
+  if (!isa<scf::ForOp>(mma->getParentOp()))
+    return mma.emitOpError("must be directly inside the K loop to be staged");
+  for (Value v : {mma.getRow0(), mma.getCol0(), mma.getM()})
+    if (mma->getParentOp()->isAncestor(v.getParentBlock()->getParentOp()))
+      return mma.emitOpError("tile origin must be invariant in the K loop");
+
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = mma.getLoc();
+  const int64_t progTileM = config.getProgramTileM();
+  const int64_t tileN = config.getTileN(), tileK = config.getTileK();
+  const int64_t rowBytes =
+      tileK + (config.getLdsLayout() == LdsLayout::Padded ? 16 : 0);
+  const int64_t n = cast<IntegerAttr>(problem.get("n")).getInt();
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto ringType = [&](Value operand, int64_t rows) {
+    Type elem = cast<MemRefType>(operand.getType()).getElementType();
+    return MemRefType::get({config.getStages(), rows, rowBytes}, elem,
+                           MemRefLayoutAttrInterface(), workgroup);
+  };
+
+  // Tile bases are loop invariant and must stay outside the loop: the
+  // pipeline's prologue copies use them before the loop starts.
+  auto loop = cast<scf::ForOp>(mma->getParentOp());
+  OpBuilder b(loop);
+  auto idx = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto splitTile = [&](Value start, int64_t tile) -> std::pair<Value, Value> {
+    Value inTile = arith::RemUIOp::create(b, loc, start, idx(tile));
+    Value base = arith::SubIOp::create(b, loc, start, inTile);
+    return {base, inTile};
+  };
+  Value nValue = idx(n);
+  std::pair<Value, Value> xSplit, wSplit;
+  if (stageX)
+    xSplit = splitTile(mma.getRow0(), progTileM);
+  if (stageW)
+    wSplit = splitTile(mma.getCol0(), tileN);
+  b.setInsertionPoint(mma);
+  Value stage = idx(0);
+  auto copy = [&](Value src, Value ring, Value base, Value limit, int64_t rows,
+                  Staging mode) {
+    CopyToLdsOp::create(b, loc, src, ring, stage, base, mma.getK0(), limit,
+                        b.getI64IntegerAttr(rows), b.getI64IntegerAttr(tileK),
+                        b.getI64IntegerAttr(mma.getK()),
+                        StagingAttr::get(ctx, mode),
+                        b.getI64IntegerAttr(config.getNumWaves()));
+  };
+
+  Value xView, wView;
+  if (stageX) {
+    Value ring =
+        kernel.addWorkgroupAttribution(ringType(mma.getX(), progTileM), loc);
+    auto [base, waveRow] = xSplit;
+    copy(mma.getX(), ring, base, mma.getM(), progTileM, config.getStageX());
+    xView = waveView(b, loc, ring, stage, waveRow, mma.getWaveM(), tileK);
+  }
+  if (stageW) {
+    Value ring =
+        kernel.addWorkgroupAttribution(ringType(mma.getW(), tileN), loc);
+    auto [base, waveCol] = wSplit;
+    copy(mma.getW(), ring, base, nValue, tileN, config.getStageW());
+    wView = waveView(b, loc, ring, stage, waveCol, mma.getWaveN(), tileK);
+  }
+  // Every wave's copies must have landed before any wave reads the tile,
+  // and every wave must be done reading before the slot is refilled.
+  WaitCopiesOp::create(b, loc, b.getI64IntegerAttr(0));
+  gpu::BarrierOp::create(b, loc);
+  if (xView)
+    mma.getXTileMutable().assign(xView);
+  if (wView)
+    mma.getWTileMutable().assign(wView);
+  b.setInsertionPointAfter(mma);
+  gpu::BarrierOp::create(b, loc);
+  return success();
+}
+
+struct MXGemmStageCopiesPass
+    : public impl::MXGemmStageCopiesBase<MXGemmStageCopiesPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<gpu::GPUFuncOp> kernels;
+    getOperation()->walk([&](gpu::GPUFuncOp k) { kernels.push_back(k); });
+    for (gpu::GPUFuncOp kernel : kernels)
+      if (failed(stageKernel(kernel)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace mlir::mxgemm
