@@ -31,6 +31,7 @@ void mxgemm::buildMXGemmToGFX950Pipeline(OpPassManager &pm,
   kernels.addPass(createMXGemmStageCopies());
   kernels.addPass(createMXGemmPipeline());
   kernels.addPass(createMXGemmLowerMma());
+  kernels.addPass(createMXGemmScheduleMfma());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   // LDS ring views are strided subviews: expand them to offsets first.

@@ -40,8 +40,6 @@ LogicalResult checkImplementedFields(ScaledMatmulOp op) {
     return unsupported("stage_w = packed_registers", "mxgemm-stage-copies");
   if (c.getLdsLayout() == LdsLayout::Xor)
     return unsupported("lds_layout = xor", "mxgemm-stage-copies");
-  if (c.getSchedule() != Schedule::Default)
-    return unsupported("schedule", "mxgemm-schedule-mfma");
   return success();
 }
 

@@ -8,6 +8,7 @@
 #ifndef MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_H
 #define MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Pass/Pass.h"
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 

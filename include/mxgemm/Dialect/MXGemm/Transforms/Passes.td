@@ -142,4 +142,28 @@ def MXGemmLowerMma : Pass<"mxgemm-lower-mma"> {
                            "::mlir::gpu::GPUDialect"];
 }
 
+def MXGemmScheduleMfma : Pass<"mxgemm-schedule-mfma"> {
+  let summary = "interleave loads with the MFMA chain of the K loop (gfx950)";
+  let description = [{
+    For kernels whose config says `schedule = interleave` (or with
+    `force`), orders each K-loop body by appending gfx950 sched-group
+    barriers (`rocdl.sched.group.barrier`, lowered to
+    `s_sched_group_barrier` hints for the LLVM scheduler): one MFMA, then
+    its share of LDS reads (mask 0x100), then of global loads (mask 0x20),
+    repeated for every MFMA of the body; and brackets the MFMA cluster with
+    `s_setprio 1` / `s_setprio 0`. Data movement and arithmetic are
+    unchanged; MFMA steps keep their K order (each accumulator block is a
+    dependence chain). Runs after `mxgemm-lower-mma`.
+
+    Example: `mxgemm-opt --mxgemm-to-gfx950` on a config with
+    `schedule = interleave`, or
+    `mxgemm-opt --mxgemm-lower-mma --mxgemm-schedule-mfma=force in.mlir`.
+  }];
+  let options = [
+    Option<"force", "force", "bool", /*default=*/"false",
+           "schedule every kernel, whatever its config says">
+  ];
+  let dependentDialects = ["::mlir::ROCDL::ROCDLDialect"];
+}
+
 #endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_TD

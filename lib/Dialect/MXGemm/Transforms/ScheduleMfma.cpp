@@ -1,0 +1,95 @@
+//===- ScheduleMfma.cpp - mxgemm-schedule-mfma: interleave loads and MFMAs
+//----===//
+//
+// A K-loop body is a chain of 32- or 64-cycle MFMAs plus the LDS reads and
+// global loads that feed the next ones. Left alone, the LLVM scheduler tends
+// to cluster all loads first; this pass pins an interleaved order with
+// gfx950 sched-group barriers (one MFMA, then its share of LDS reads and
+// global loads, repeated) and raises the wave's priority around the MFMA
+// cluster (s_setprio) so a co-resident wave's loads do not starve it. MFMA
+// steps keep their K order: each accumulator block is a dependence chain.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
+#include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/Builders.h"
+
+#define DEBUG_TYPE "mxgemm-schedule-mfma"
+
+namespace mlir::mxgemm {
+#define GEN_PASS_DEF_MXGEMMSCHEDULEMFMA
+#include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
+
+namespace {
+
+// Instruction classes of llvm.amdgcn.sched.group.barrier (AMDGPU docs).
+constexpr int32_t kMaskMfma = 0x8;
+constexpr int32_t kMaskVmemRead = 0x20;
+constexpr int32_t kMaskDsRead = 0x100;
+
+bool isWorkgroupMemory(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  auto space =
+      type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace())
+           : nullptr;
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+void scheduleBlock(Block &block) {
+  SmallVector<Operation *> mfmas;
+  int64_t dsReads = 0, vmemReads = 0;
+  for (Operation &op : block) {
+    if (isa<amdgpu::ScaledMFMAOp>(op)) {
+      mfmas.push_back(&op);
+    } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
+      ++(isWorkgroupMemory(load.getBase()) ? dsReads : vmemReads);
+    } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      ++(isWorkgroupMemory(load.getMemRef()) ? dsReads : vmemReads);
+    }
+  }
+  if (mfmas.empty())
+    return;
+  OpBuilder b(mfmas.front());
+  Location loc = mfmas.front()->getLoc();
+  ROCDL::SetPrioOp::create(b, loc, b.getI16IntegerAttr(1));
+  b.setInsertionPointAfter(mfmas.back());
+  ROCDL::SetPrioOp::create(b, loc, b.getI16IntegerAttr(0));
+
+  // The barriers describe the order of the whole region; they go at its end.
+  b.setInsertionPoint(block.getTerminator());
+  const int64_t n = mfmas.size();
+  const int64_t dsPer = (dsReads + n - 1) / n;
+  const int64_t vmemPer = (vmemReads + n - 1) / n;
+  auto group = [&](int32_t mask, int64_t size) {
+    if (size > 0)
+      ROCDL::SchedGroupBarrier::create(b, loc, b.getI32IntegerAttr(mask),
+                                       b.getI32IntegerAttr(size),
+                                       b.getI32IntegerAttr(0));
+  };
+  for (int64_t i = 0; i < n; ++i) {
+    group(kMaskMfma, 1);
+    group(kMaskDsRead, dsPer);
+    group(kMaskVmemRead, vmemPer);
+  }
+}
+
+struct MXGemmScheduleMfmaPass
+    : public impl::MXGemmScheduleMfmaBase<MXGemmScheduleMfmaPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    getOperation()->walk([&](gpu::GPUFuncOp kernel) {
+      auto config = kernel->getAttrOfType<ConfigAttr>(kConfigAttrName);
+      bool enabled =
+          force || (config && config.getSchedule() == Schedule::Interleave);
+      if (!enabled)
+        return;
+      kernel.walk([&](scf::ForOp loop) { scheduleBlock(*loop.getBody()); });
+    });
+  }
+};
+
+} // namespace
+} // namespace mlir::mxgemm
