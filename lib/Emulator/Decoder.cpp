@@ -180,6 +180,32 @@ bool resolveRegister(StringRef name, Operand &op, std::string &error) {
 
 bool isMfmaName(StringRef n) { return n.starts_with("V_MFMA"); }
 
+/// Statistics class of an MC opcode (see InstClass).
+unsigned instClass(StringRef n) {
+  if (isMfmaName(n))
+    return ClassMfma;
+  if (n.starts_with("GLOBAL_") || n.starts_with("BUFFER_") ||
+      n.starts_with("FLAT_") || n.starts_with("SCRATCH_"))
+    return ClassVmem;
+  if (n.starts_with("DS_"))
+    return ClassLds;
+  if (n.starts_with("S_LOAD_") || n.starts_with("S_BUFFER_LOAD_") ||
+      n.starts_with("S_STORE_") || n.starts_with("S_BUFFER_STORE_") ||
+      n.starts_with("S_DCACHE_") || n.starts_with("S_MEMTIME") ||
+      n.starts_with("S_MEMREALTIME"))
+    return ClassSmem;
+  static const char *const sopp[] = {
+      "S_WAITCNT", "S_BARRIER", "S_BRANCH",  "S_CBRANCH",    "S_NOP",
+      "S_ENDPGM",  "S_SETPRIO", "S_SLEEP",   "S_CODE_END",   "S_ICACHE_INV",
+      "S_SETHALT", "S_TRAP",    "S_SENDMSG", "S_SET_GPR_IDX"};
+  for (const char *p : sopp)
+    if (n.starts_with(p))
+      return ClassControl;
+  if (n.starts_with("S_"))
+    return ClassSalu;
+  return ClassValu;
+}
+
 } // namespace
 
 std::string Program::disassembly(uint32_t index) const {
@@ -319,6 +345,7 @@ Error mxgemm::emu::decodeProgram(ArrayRef<uint8_t> bytes, uint64_t textAddress,
         branchTarget = int64_t(offset) + 4 + 4 * int64_t(int16_t(inst.imms[0]));
       if (isMfmaName(mcName))
         inst.flags |= FlagMfma;
+      inst.cls = uint8_t(instClass(mcName));
     }
     inst.size = uint8_t(size);
     program.indexOfOffset[offset] = int32_t(program.insts.size());

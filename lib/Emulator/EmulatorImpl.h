@@ -86,6 +86,7 @@ struct Inst {
   uint32_t target = 0; // branch target instruction index
   uint16_t flags = 0;
   uint8_t size = 0;
+  uint8_t cls = ClassValu; // InstClass (statistics)
   uint8_t numVals = 0, numImms = 0;
   uint32_t param = 0; // handler parameter (width, sub-operation, ...)
   Operand vals[8];
@@ -119,8 +120,9 @@ llvm::Error checkReachable(const Program &program, uint32_t entry,
 struct LdsShadow {
   uint32_t writeEpoch = 0;
   uint32_t readEpoch = 0;
-  uint32_t pendingVmSeq = 0; // global->LDS load of `writer` not yet waited
-  uint16_t readMask = 0;     // waves that read it in readEpoch
+  uint32_t pendingVmSeq = 0;   // global->LDS load of `writer` not yet waited
+  uint32_t pendingLgkmSeq = 0; // ds_write of `writer` not yet waited
+  uint16_t readMask = 0;       // waves that read it in readEpoch
   uint8_t writer = 0xff;
 };
 
@@ -134,6 +136,11 @@ struct alignas(64) Wave {
   // Counters of issued and retired (waited-for) memory operations.
   uint32_t vmIssued = 0, vmRetired = 0;
   uint32_t lgkmIssued = 0, lgkmRetired = 0, smemRetired = 0;
+  // The retired counts when the wave last arrived at a barrier that has been
+  // released: what other waves may rely on (a wait after the barrier does
+  // not order this wave's memory operations before their accesses).
+  uint32_t vmRetiredAtBarrier = 0, lgkmRetiredAtBarrier = 0;
+  uint64_t classCount[NumInstClasses];
   // Per register: sequence number of the load that will write it.
   uint32_t vPendVm[VgprFileSize];
   uint32_t vPendLgkm[VgprFileSize];
@@ -177,6 +184,7 @@ struct ExecContext {
   std::vector<Finding> findings;
   uint64_t totalFindings = 0;
   LaunchStats stats_;
+  WorkgroupStats wg; // counters of the running workgroup
   std::vector<uint64_t> perInstCount;
   std::string error; // set with Status::Error
 

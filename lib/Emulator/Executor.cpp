@@ -16,6 +16,7 @@
 #include "mxgemm/Emulator/Emulator.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -54,34 +55,64 @@ void mxgemm::emu::printFinding(raw_ostream &os, const Finding &f) {
   os << ": " << f.detail << "\n";
 }
 
-void LaunchStats::merge(const LaunchStats &o) {
-  for (auto &e : o.instructionMix)
-    instructionMix[e.first] += e.second;
+StringRef mxgemm::emu::instClassName(unsigned cls) {
+  static const char *const names[NumInstClasses] = {
+      "mfma", "valu", "salu", "smem", "vmem", "lds", "control"};
+  return cls < NumInstClasses ? names[cls] : "unknown";
+}
+
+void StatCounters::add(const StatCounters &o) {
   instructions += o.instructions;
+  for (unsigned c = 0; c < NumInstClasses; ++c)
+    classCount[c] += o.classCount[c];
   mfmaCount += o.mfmaCount;
   mfmaMacs += o.mfmaMacs;
-  ldsBankConflictCycles += o.ldsBankConflictCycles;
   globalBytesRead += o.globalBytesRead;
   globalBytesWritten += o.globalBytesWritten;
+  globalToLdsBytes += o.globalToLdsBytes;
   ldsBytesRead += o.ldsBytesRead;
   ldsBytesWritten += o.ldsBytesWritten;
-  globalToLdsBytes += o.globalToLdsBytes;
+  dsReadB128 += o.dsReadB128;
+  dsWriteB128 += o.dsWriteB128;
+  ldsReadB128ConflictCycles += o.ldsReadB128ConflictCycles;
+  ldsWriteB128ConflictCycles += o.ldsWriteB128ConflictCycles;
+  ldsBankConflictCycles += o.ldsBankConflictCycles;
+  waits += o.waits;
+  vmcntZeroWaits += o.vmcntZeroWaits;
   fullDrainWaits += o.fullDrainWaits;
+  barriers += o.barriers;
+}
+
+void LaunchStats::merge(const LaunchStats &o) {
+  add(o);
+  for (auto &e : o.instructionMix)
+    instructionMix[e.first] += e.second;
   workgroupsRun += o.workgroupsRun;
+  workgroups.insert(workgroups.end(), o.workgroups.begin(), o.workgroups.end());
 }
 
 void LaunchStats::print(raw_ostream &os) const {
   os << "workgroups run:          " << workgroupsRun << "\n"
-     << "wave instructions:       " << instructions << "\n"
-     << "MFMA instructions:       " << mfmaCount << "\n"
+     << "wave instructions:       " << instructions << "\n";
+  for (unsigned c = 0; c < NumInstClasses; ++c)
+    os << format("  %-8s               ", instClassName(c).str().c_str())
+       << classCount[c] << "\n";
+  os << "MFMA instructions:       " << mfmaCount << "\n"
      << "MFMA MACs:               " << mfmaMacs << "\n"
      << "global bytes read:       " << globalBytesRead << "\n"
      << "global bytes written:    " << globalBytesWritten << "\n"
      << "global->LDS bytes:       " << globalToLdsBytes << "\n"
      << "LDS bytes read:          " << ldsBytesRead << "\n"
      << "LDS bytes written:       " << ldsBytesWritten << "\n"
+     << "ds_read_b128:            " << dsReadB128 << " (bank conflict cycles "
+     << ldsReadB128ConflictCycles << ")\n"
+     << "ds_write_b128:           " << dsWriteB128 << " (bank conflict cycles "
+     << ldsWriteB128ConflictCycles << ")\n"
      << "LDS bank conflict cycles: " << ldsBankConflictCycles << "\n"
+     << "s_waitcnt:               " << waits << "\n"
+     << "vmcnt(0) waits:          " << vmcntZeroWaits << "\n"
      << "full-drain waits:        " << fullDrainWaits << "\n"
+     << "barriers (per wave):     " << barriers << "\n"
      << format("emulation time:          %.3f s", seconds);
   if (seconds > 0 && mfmaMacs)
     os << format(" (%.3g MFMA MACs/s)", double(mfmaMacs) / seconds);
@@ -92,6 +123,66 @@ void LaunchStats::print(raw_ostream &os) const {
   std::sort(mix.rbegin(), mix.rend());
   for (auto &e : mix)
     os << format("  %12llu  ", (unsigned long long)e.first) << e.second << "\n";
+}
+
+namespace {
+void countersJson(json::OStream &j, const StatCounters &c) {
+  j.attribute("instructions", int64_t(c.instructions));
+  j.attributeObject("classes", [&] {
+    for (unsigned k = 0; k < NumInstClasses; ++k)
+      j.attribute(instClassName(k), int64_t(c.classCount[k]));
+  });
+  j.attribute("mfma", int64_t(c.mfmaCount));
+  j.attribute("mfma_macs", int64_t(c.mfmaMacs));
+  j.attribute("global_bytes_read", int64_t(c.globalBytesRead));
+  j.attribute("global_bytes_written", int64_t(c.globalBytesWritten));
+  j.attribute("global_to_lds_bytes", int64_t(c.globalToLdsBytes));
+  j.attribute("lds_bytes_read", int64_t(c.ldsBytesRead));
+  j.attribute("lds_bytes_written", int64_t(c.ldsBytesWritten));
+  j.attribute("ds_read_b128", int64_t(c.dsReadB128));
+  j.attribute("ds_write_b128", int64_t(c.dsWriteB128));
+  j.attribute("ds_read_b128_conflict_cycles",
+              int64_t(c.ldsReadB128ConflictCycles));
+  j.attribute("ds_write_b128_conflict_cycles",
+              int64_t(c.ldsWriteB128ConflictCycles));
+  j.attribute("waits", int64_t(c.waits));
+  j.attribute("vmcnt0_waits", int64_t(c.vmcntZeroWaits));
+  j.attribute("full_drain_waits", int64_t(c.fullDrainWaits));
+  j.attribute("barriers", int64_t(c.barriers));
+}
+} // namespace
+
+void LaunchStats::printJson(raw_ostream &os) const {
+  json::OStream j(os, 1);
+  j.object([&] {
+    j.attribute("workgroups_run", int64_t(workgroupsRun));
+    j.attribute("seconds", seconds);
+    j.attributeObject("launch", [&] { countersJson(j, *this); });
+    j.attributeObject("instruction_mix", [&] {
+      for (auto &e : instructionMix)
+        j.attribute(e.first, int64_t(e.second));
+    });
+    j.attributeArray("workgroups", [&] {
+      for (const WorkgroupStats &w : workgroups)
+        j.object([&] {
+          j.attribute("id", int64_t(w.id));
+          j.attribute("waves", int64_t(w.waves));
+          countersJson(j, w);
+          j.attributeArray("per_wave", [&] {
+            for (auto &wave : w.perWave)
+              j.object([&] {
+                uint64_t total = 0;
+                for (unsigned k = 0; k < NumInstClasses; ++k) {
+                  j.attribute(instClassName(k), int64_t(wave[k]));
+                  total += wave[k];
+                }
+                j.attribute("instructions", int64_t(total));
+              });
+          });
+        });
+    });
+  });
+  os << "\n";
 }
 
 void ExecContext::report(Finding::Kind kind, const Wave &w, const Inst &inst,
@@ -228,6 +319,8 @@ void initWave(ExecContext &ctx, Wave &w, unsigned waveId, unsigned threads,
   w.pc = ctx.kernel->entryIndex;
   w.id = waveId;
   w.vmIssued = w.vmRetired = w.lgkmIssued = w.lgkmRetired = w.smemRetired = 0;
+  w.vmRetiredAtBarrier = w.lgkmRetiredAtBarrier = 0;
+  std::fill(w.classCount, w.classCount + NumInstClasses, 0);
   unsigned first = waveId * WaveSize;
   unsigned active = std::min<unsigned>(WaveSize, threads - first);
   w.setExec(active == 64 ? ~0ull : ((1ull << active) - 1));
@@ -294,6 +387,7 @@ bool runWorkgroup(ExecContext &ctx, uint64_t flatId, const uint32_t grid[3],
   ctx.epoch = 1;
   for (unsigned i = 0; i < numWaves; ++i)
     initWave(ctx, *ctx.waves[i], i, threads, d, kernargs);
+  static_cast<StatCounters &>(ctx.wg) = StatCounters();
   const std::vector<Inst> &insts = ctx.program->insts;
   const unsigned quantum = std::max(1u, ctx.config->quantum);
   uint64_t executed = 0;
@@ -324,8 +418,10 @@ bool runWorkgroup(ExecContext &ctx, uint64_t flatId, const uint32_t grid[3],
         Status st = I.fn(ctx, w, I);
         if (ctx.checks)
           postCheck(w, I, defined);
-        if (ctx.stats)
+        if (ctx.stats) {
           ++ctx.perInstCount[index];
+          ++w.classCount[I.cls];
+        }
         ++executed;
         if (st == Status::Continue)
           continue;
@@ -345,12 +441,31 @@ bool runWorkgroup(ExecContext &ctx, uint64_t flatId, const uint32_t grid[3],
       if (waiting == 0)
         break; // every wave ended
       // Every live wave is at the barrier: release it.
-      for (unsigned i = 0; i < numWaves; ++i)
-        ctx.waves[i]->atBarrier = false;
+      for (unsigned i = 0; i < numWaves; ++i) {
+        Wave &w = *ctx.waves[i];
+        w.atBarrier = false;
+        w.vmRetiredAtBarrier = w.vmRetired;
+        w.lgkmRetiredAtBarrier = w.lgkmRetired;
+      }
       ++ctx.epoch;
     }
   }
   ++ctx.stats_.workgroupsRun;
+  if (ctx.stats) {
+    WorkgroupStats &wg = ctx.wg;
+    wg.id = flatId;
+    wg.waves = numWaves;
+    wg.perWave.assign(numWaves, {});
+    for (unsigned i = 0; i < numWaves; ++i)
+      for (unsigned c = 0; c < NumInstClasses; ++c) {
+        wg.perWave[i][c] = ctx.waves[i]->classCount[c];
+        wg.classCount[c] += ctx.waves[i]->classCount[c];
+        wg.instructions += ctx.waves[i]->classCount[c];
+      }
+    ctx.stats_.add(wg);
+    if (ctx.config->perWorkgroupStats)
+      ctx.stats_.workgroups.push_back(wg);
+  }
   return true;
 }
 
@@ -503,11 +618,14 @@ Expected<LaunchResult> mxgemm::emu::launch(const CodeObject &object,
     for (size_t i = 0; i < ctx.perInstCount.size(); ++i) {
       if (!ctx.perInstCount[i])
         continue;
-      result.stats.instructions += ctx.perInstCount[i];
       result.stats.instructionMix[(*prog.opcodeNames)[prog.insts[i].opcode]] +=
           ctx.perInstCount[i];
     }
   }
+  std::sort(result.stats.workgroups.begin(), result.stats.workgroups.end(),
+            [](const WorkgroupStats &a, const WorkgroupStats &b) {
+              return a.id < b.id;
+            });
   result.stats.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

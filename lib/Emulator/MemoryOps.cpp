@@ -72,20 +72,51 @@ inline void readStored(const Wave &w, unsigned reg, unsigned lane, uint8_t *dst,
   std::memcpy(dst, &x, bytes);
 }
 
-/// LDS shadow update for the race / pending-load checker.
+/// Whether the LDS write recorded in `sh` is complete as far as wave `w` may
+/// rely on: the writer's own later accesses see it once the writer has
+/// waited for it; another wave only once the writer waited for it *before*
+/// arriving at a barrier that has since been released (the writer's counts
+/// at that barrier), since the barrier is what orders the two waves.
+inline const char *ldsWritePending(const ExecContext &ctx, const Wave &w,
+                                   const LdsShadow &sh) {
+  if (sh.writer >= ctx.waves.size())
+    return nullptr;
+  const Wave &writer = *ctx.waves[sh.writer];
+  bool self = sh.writer == w.id;
+  // Another wave's access in the writer's epoch is an lds-race already.
+  if (!self && sh.writeEpoch == ctx.epoch)
+    return nullptr;
+  if (sh.pendingVmSeq &&
+      (self ? writer.vmRetired : writer.vmRetiredAtBarrier) < sh.pendingVmSeq)
+    return "global->LDS load";
+  // A wave's own DS operations execute in order.
+  if (!self && sh.pendingLgkmSeq &&
+      writer.lgkmRetiredAtBarrier < sh.pendingLgkmSeq)
+    return "ds_write";
+  return nullptr;
+}
+
+/// LDS shadow update for the race / pending-load checker. `vmSeq` is the
+/// vmcnt sequence number of a global->LDS write, `lgkmSeq` the lgkmcnt one
+/// of a ds_write (0 = not pending).
 bool ldsCheck(ExecContext &ctx, Wave &w, const Inst &I, unsigned lane,
               uint32_t address, unsigned bytes, bool write, uint32_t vmSeq,
-              bool reported) {
+              uint32_t lgkmSeq, bool reported) {
   uint32_t first = address / 4, last = (address + bytes - 1) / 4;
   for (uint32_t dw = first; dw <= last; ++dw) {
     LdsShadow &sh = ctx.ldsShadow[dw];
+    const char *pending = reported ? nullptr : ldsWritePending(ctx, w, sh);
     if (!write) {
-      if (sh.pendingVmSeq && sh.writer < ctx.waves.size() &&
-          ctx.waves[sh.writer]->vmRetired < sh.pendingVmSeq && !reported) {
-        ctx.report(Finding::UnwaitedRead, w, I, lane, dw * 4,
-                   "LDS read of data whose global->LDS load (wave " +
-                       std::to_string(sh.writer) +
-                       ") has not been waited for with s_waitcnt vmcnt");
+      if (pending) {
+        bool self = sh.writer == w.id;
+        ctx.report(
+            Finding::UnwaitedRead, w, I, lane, dw * 4,
+            std::string("LDS read of data whose ") + pending + " (wave " +
+                std::to_string(sh.writer) + ") has not been waited for" +
+                (self ? " with s_waitcnt "
+                      : " before an s_barrier ahead of this read "
+                        "(s_waitcnt ") +
+                (pending[0] == 'g' ? "vmcnt" : "lgkmcnt") + (self ? "" : ")"));
         reported = true;
       }
       if (sh.writer != 0xff && sh.writer != w.id &&
@@ -101,6 +132,14 @@ bool ldsCheck(ExecContext &ctx, Wave &w, const Inst &I, unsigned lane,
       }
       sh.readMask |= uint16_t(1u << (w.id & 15));
     } else {
+      if (pending && sh.writer != w.id) {
+        ctx.report(Finding::LdsRace, w, I, lane, dw * 4,
+                   std::string("write to LDS that a ") + pending + " of wave " +
+                       std::to_string(sh.writer) +
+                       " may still be writing (not waited for before the "
+                       "s_barrier ahead of this write)");
+        reported = true;
+      }
       if (!reported && sh.writer != 0xff && sh.writer != w.id &&
           sh.writeEpoch == ctx.epoch) {
         ctx.report(Finding::LdsRace, w, I, lane, dw * 4,
@@ -118,6 +157,7 @@ bool ldsCheck(ExecContext &ctx, Wave &w, const Inst &I, unsigned lane,
       sh.writer = uint8_t(w.id);
       sh.writeEpoch = ctx.epoch;
       sh.pendingVmSeq = vmSeq;
+      sh.pendingLgkmSeq = lgkmSeq;
     }
   }
   return reported;
@@ -158,7 +198,7 @@ Status globalLoad(ExecContext &ctx, Wave &w, const Inst &I) {
   });
   ++w.vmIssued;
   if (ctx.stats)
-    ctx.stats_.globalBytesRead += uint64_t(bytes) * llvm::popcount(w.exec());
+    ctx.wg.globalBytesRead += uint64_t(bytes) * llvm::popcount(w.exec());
   return Status::Continue;
 }
 
@@ -183,7 +223,7 @@ Status globalStore(ExecContext &ctx, Wave &w, const Inst &I) {
   });
   ++w.vmIssued;
   if (ctx.stats)
-    ctx.stats_.globalBytesWritten += uint64_t(bytes) * llvm::popcount(w.exec());
+    ctx.wg.globalBytesWritten += uint64_t(bytes) * llvm::popcount(w.exec());
   return Status::Continue;
 }
 
@@ -201,7 +241,7 @@ void toLds(ExecContext &ctx, Wave &w, const Inst &I, unsigned l,
   }
   std::memcpy(ctx.lds.data() + la, p, bytes);
   if (ctx.checks)
-    reported = ldsCheck(ctx, w, I, l, la, bytes, true, w.vmIssued, reported);
+    reported = ldsCheck(ctx, w, I, l, la, bytes, true, w.vmIssued, 0, reported);
 }
 
 // global_load_lds_*: vals = [saddr,] vaddr (SADDR: saddr first).
@@ -226,8 +266,8 @@ Status globalLoadLds(ExecContext &ctx, Wave &w, const Inst &I) {
   });
   if (ctx.stats) {
     uint64_t n = uint64_t(bytes) * llvm::popcount(w.exec());
-    ctx.stats_.globalBytesRead += n;
-    ctx.stats_.globalToLdsBytes += n;
+    ctx.wg.globalBytesRead += n;
+    ctx.wg.globalToLdsBytes += n;
   }
   return Status::Continue;
 }
@@ -300,10 +340,9 @@ Status bufferOp(ExecContext &ctx, Wave &w, const Inst &I) {
   if (store)
     ++w.vmIssued;
   if (ctx.stats) {
-    (store ? ctx.stats_.globalBytesWritten : ctx.stats_.globalBytesRead) +=
-        moved;
+    (store ? ctx.wg.globalBytesWritten : ctx.wg.globalBytesRead) += moved;
     if (lds)
-      ctx.stats_.globalToLdsBytes += moved;
+      ctx.wg.globalToLdsBytes += moved;
   }
   return Status::Continue;
 }
@@ -356,6 +395,8 @@ Status dsOp(ExecContext &ctx, Wave &w, const Inst &I) {
   }
   bool reported = false;
   uint32_t addrs[WaveSize];
+  // ds_read and ds_write both count in lgkmcnt (in order with each other).
+  ++w.lgkmIssued;
   const uint32_t *va = w.v[I.vals[addrIdx].reg];
   forLanes(w, [&](unsigned l) {
     addrs[l] = va[l] + offsets[0];
@@ -375,20 +416,28 @@ Status dsOp(ExecContext &ctx, Wave &w, const Inst &I) {
       }
       uint8_t *p = ctx.lds.data() + a;
       if (ctx.checks)
-        reported = ldsCheck(ctx, w, I, l, a, bytes, store, 0, reported);
+        reported = ldsCheck(ctx, w, I, l, a, bytes, store, 0,
+                            store ? w.lgkmIssued : 0, reported);
       if (store)
         readStored(w, r, l, p, bytes, I.param);
       else
         writeLoaded(w, r, l, p, bytes, I.param);
     }
   });
-  if (!store)
-    ++w.lgkmIssued;
   if (ctx.stats) {
     uint64_t moved = uint64_t(bytes) * n * llvm::popcount(w.exec());
-    (store ? ctx.stats_.ldsBytesWritten : ctx.stats_.ldsBytesRead) += moved;
-    if (bytes == 16)
-      ctx.stats_.ldsBankConflictCycles += bankConflicts(w, addrs);
+    (store ? ctx.wg.ldsBytesWritten : ctx.wg.ldsBytesRead) += moved;
+    if (bytes == 16 && !two) {
+      uint64_t extra = bankConflicts(w, addrs);
+      ctx.wg.ldsBankConflictCycles += extra;
+      if (store) {
+        ++ctx.wg.dsWriteB128;
+        ctx.wg.ldsWriteB128ConflictCycles += extra;
+      } else {
+        ++ctx.wg.dsReadB128;
+        ctx.wg.ldsReadB128ConflictCycles += extra;
+      }
+    }
   }
   return Status::Continue;
 }

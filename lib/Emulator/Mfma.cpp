@@ -102,8 +102,8 @@ template <unsigned NonK> Status mfma(ExecContext &ctx, Wave &w, const Inst &I) {
     }
   }
   if (ctx.stats) {
-    ++ctx.stats_.mfmaCount;
-    ctx.stats_.mfmaMacs += uint64_t(NonK) * NonK * S::K;
+    ++ctx.wg.mfmaCount;
+    ctx.wg.mfmaMacs += uint64_t(NonK) * NonK * S::K;
   }
   return Status::Continue;
 }

@@ -78,6 +78,8 @@ enum SOp : uint32_t {
   NotB32,
   NotB64,
   BrevB32,
+  Bitset0B32,
+  Bitset1B32,
   Bcnt1B32,
   Bcnt1B64,
   Ff1B32,
@@ -366,6 +368,12 @@ Status sop1(ExecContext &, Wave &w, const Inst &I) {
   case BrevB32:
     swrite(w, d, llvm::reverseBits(a));
     break;
+  case Bitset0B32: // D[S0[4:0]] = 0, the other bits kept (SCC unchanged)
+    swrite(w, d, sread(w, d) & ~(1u << (a & 31)));
+    break;
+  case Bitset1B32: // D[S0[4:0]] = 1
+    swrite(w, d, sread(w, d) | (1u << (a & 31)));
+    break;
   case Bcnt1B32:
     swrite(w, d, llvm::popcount(a));
     w.scc = a;
@@ -526,8 +534,10 @@ Status endpgm(ExecContext &, Wave &w, const Inst &) {
 Status codeEnd(ExecContext &ctx, Wave &, const Inst &I) {
   return ctx.fail(I, "executed s_code_end padding (fell off the kernel)");
 }
-Status barrier(ExecContext &, Wave &w, const Inst &) {
+Status barrier(ExecContext &ctx, Wave &w, const Inst &) {
   w.atBarrier = true;
+  if (ctx.stats)
+    ++ctx.wg.barriers;
   return Status::Barrier;
 }
 
@@ -542,8 +552,11 @@ Status waitcnt(ExecContext &ctx, Wave &w, const Inst &I) {
   // SMEM returns out of order: only lgkmcnt(0) guarantees its results.
   if (lgkm == 0)
     w.smemRetired = w.lgkmIssued;
-  if (ctx.stats && vm == 0 && lgkm == 0)
-    ++ctx.stats_.fullDrainWaits;
+  if (ctx.stats) {
+    ++ctx.wg.waits;
+    ctx.wg.vmcntZeroWaits += vm == 0;
+    ctx.wg.fullDrainWaits += vm == 0 && lgkm == 0;
+  }
   return Status::Yield;
 }
 
@@ -591,6 +604,8 @@ void mxgemm::emu::registerSaluHandlers(void (*add)(llvm::StringRef, Handler,
                {"S_NOT_B32", NotB32},
                {"S_NOT_B64", NotB64},
                {"S_BREV_B32", BrevB32},
+               {"S_BITSET0_B32", Bitset0B32},
+               {"S_BITSET1_B32", Bitset1B32},
                {"S_BCNT1_I32_B32", Bcnt1B32},
                {"S_BCNT1_I32_B64", Bcnt1B64},
                {"S_FF1_I32_B32", Ff1B32},

@@ -158,6 +158,68 @@ VOP_INT(cvtF32U32, 1, asBits(float(a)))
 VOP_INT(cvtF32I32, 1, asBits(float(int32_t(a))))
 VOP_INT(cvtF32Ubyte0, 1, asBits(float(a & 0xff)))
 
+//===----------------------------------------------------------------------===//
+// 16-bit integer VOP2/VOP3/VOPC (gfx8/gfx9 encodings, MC names *_U16_*_vi).
+// The operation uses the low 16 bits of each source and produces 16 bits.
+// On gfx9 (and so gfx950) the non-SDWA (e32/e64) forms of these
+// instructions ZERO bits [31:16] of the destination: LLVM's
+// GCNSubtarget::zeroesHigh16BitsOfDest lists V_ADD_U16, V_SUB_U16,
+// V_SUBREV_U16, V_MUL_LO_U16, V_LSHLREV_B16, V_LSHRREV_B16, V_ASHRREV_I16,
+// V_MAX/MIN_U16/I16 and V_MAD_U16/I16 (e32 and e64) as zeroing for every
+// generation <= GFX9 (gfx10+ preserves them), and SIFoldOperands drops a
+// following `v_and_b32 0xffff` on that basis. The SDWA forms place the
+// 16-bit result with dst_sel/dst_unused like the 32-bit SDWA ops below.
+// Shift amounts are S0[3:0].
+//===----------------------------------------------------------------------===//
+
+inline uint32_t lo16(uint32_t x) { return x & 0xffffu; }
+inline int32_t i16(uint32_t x) { return int32_t(int16_t(uint16_t(x))); }
+
+/// e64 forms carry clamp (and, for some, op_sel) as immediates; LLVM emits
+/// neither for the integer 16-bit ops it selects, so a nonzero one fails the
+/// run rather than being silently mis-modelled.
+inline bool plain16(const Inst &I) {
+  for (unsigned j = 0; j < I.numImms; ++j)
+    if (I.imms[j] != 0)
+      return false;
+  for (unsigned j = 1; j < I.numVals; ++j)
+    if (I.vals[j].mods != 0)
+      return false;
+  return true;
+}
+
+#define VOP_I16(NAME, NSRC, EXPR)                                              \
+  Status NAME(ExecContext &ctx, Wave &w, const Inst &I) {                      \
+    if (!plain16(I))                                                           \
+      return ctx.fail(I, "clamp/op_sel/modifiers on a 16-bit integer op are "  \
+                         "not modelled");                                      \
+    Src s0(w, I.vals[1]);                                                      \
+    Src s1(w, I.vals[NSRC > 1 ? 2 : 1]);                                       \
+    Src s2(w, I.vals[NSRC > 2 ? 3 : 1]);                                       \
+    uint32_t *d = w.v[I.vals[0].reg];                                          \
+    forLanes(w, [&](unsigned l) {                                              \
+      uint32_t a = s0[l], b = s1[l], c = s2[l];                                \
+      (void)b;                                                                 \
+      (void)c;                                                                 \
+      d[l] = lo16(EXPR); /* gfx9: bits [31:16] zeroed */                       \
+    });                                                                        \
+    return Status::Continue;                                                   \
+  }
+
+VOP_I16(addU16, 2, a + b)
+VOP_I16(subU16, 2, a - b)
+VOP_I16(subrevU16, 2, b - a)
+VOP_I16(mulLoU16, 2, lo16(a) * lo16(b))
+VOP_I16(lshlrevB16, 2, lo16(b) << (a & 15))
+VOP_I16(lshrrevB16, 2, lo16(b) >> (a & 15))
+VOP_I16(ashrrevI16, 2, uint32_t(i16(b) >> (a & 15)))
+VOP_I16(maxU16, 2, lo16(a) > lo16(b) ? a : b)
+VOP_I16(minU16, 2, lo16(a) < lo16(b) ? a : b)
+VOP_I16(maxI16, 2, i16(a) > i16(b) ? a : b)
+VOP_I16(minI16, 2, i16(a) < i16(b) ? a : b)
+VOP_I16(madU16, 3, lo16(a) * lo16(b) + c)
+VOP_I16(madI16, 3, uint32_t(i16(a) * i16(b)) + c)
+
 inline uint32_t cvtU32(float f) {
   if (std::isnan(f) || f <= 0)
     return 0;
@@ -344,6 +406,41 @@ struct OpMinU32 {
 struct OpMaxU32 {
   static uint32_t f(uint32_t a, uint32_t b) { return a > b ? a : b; }
 };
+struct OpAddU16 {
+  static uint32_t f(uint32_t a, uint32_t b) { return lo16(a + b); }
+};
+struct OpSubU16 {
+  static uint32_t f(uint32_t a, uint32_t b) { return lo16(a - b); }
+};
+struct OpSubrevU16 {
+  static uint32_t f(uint32_t a, uint32_t b) { return lo16(b - a); }
+};
+struct OpMulLoU16 {
+  static uint32_t f(uint32_t a, uint32_t b) { return lo16(lo16(a) * lo16(b)); }
+};
+struct OpLshlrevB16 {
+  static uint32_t f(uint32_t a, uint32_t b) {
+    return lo16(lo16(b) << (a & 15));
+  }
+};
+struct OpLshrrevB16 {
+  static uint32_t f(uint32_t a, uint32_t b) { return lo16(b) >> (a & 15); }
+};
+struct OpAshrrevI16 {
+  static uint32_t f(uint32_t a, uint32_t b) {
+    return lo16(uint32_t(i16(b) >> (a & 15)));
+  }
+};
+struct OpMaxU16 {
+  static uint32_t f(uint32_t a, uint32_t b) {
+    return lo16(lo16(a) > lo16(b) ? a : b);
+  }
+};
+struct OpMinU16 {
+  static uint32_t f(uint32_t a, uint32_t b) {
+    return lo16(lo16(a) < lo16(b) ? a : b);
+  }
+};
 struct OpMov {
   static uint32_t f(uint32_t a, uint32_t) { return a; }
 };
@@ -469,7 +566,8 @@ Status cndmask(ExecContext &, Wave &w, const Inst &I) {
 
 /// Compares: param = op (0 F,1 LT,2 EQ,3 LE,4 GT,5 NE/LG,6 GE,7 O,8 U,9 NGE,
 /// 10 NLG,11 NGT,12 NLE,13 NEQ,14 NLT,15 TRU) | type << 4 (0 u32, 1 i32,
-/// 2 u64, 3 i64, 4 f32) | 0x100 for CMPX. vals = sdst, src0, src1.
+/// 2 u64, 3 i64, 4 f32, 5 u16, 6 i16: the low 16 bits of each source) |
+/// 0x100 for CMPX. vals = sdst, src0, src1.
 template <typename T> bool cmp(unsigned op, T a, T b) {
   switch (op) {
   case 0:
@@ -547,6 +645,12 @@ Status vcmp(ExecContext &, Wave &w, const Inst &I) {
     case 3:
       r = cmp<int64_t>(op, int64_t(s0.u64(l)), int64_t(s1.u64(l)));
       break;
+    case 5:
+      r = cmp<uint32_t>(op, lo16(s0[l]), lo16(s1[l]));
+      break;
+    case 6:
+      r = cmp<int32_t>(op, i16(s0[l]), i16(s1[l]));
+      break;
     default:
       r = cmpF(op, fmod_(s0[l], m0), fmod_(s1[l], m1));
       break;
@@ -561,6 +665,55 @@ Status vcmp(ExecContext &, Wave &w, const Inst &I) {
   } else {
     swrite64(w, I.vals[0], result);
   }
+  return Status::Continue;
+}
+
+/// gfx9 SDWA VOPC (v_cmp_*_u16/i16/u32/i32_sdwa): vals = sdst (VCC or an
+/// SGPR pair), [mods] src0, [mods] src1; the last two immediates are
+/// src0_sel and src1_sel. Each source field is selected (zero-extended, or
+/// sign-extended with the SEXT modifier) and then compared with the
+/// instruction's type, which for 16-bit compares uses its low 16 bits.
+Status vcmpSdwa(ExecContext &ctx, Wave &w, const Inst &I) {
+  if (I.numImms < 2 || I.numVals < 3)
+    return ctx.fail(I, "SDWA VOPC operand layout not understood");
+  if (I.vals[0].kind != OpKind::Sgpr)
+    return ctx.fail(I, "SDWA VOPC without an SGPR destination");
+  if (I.param & 0x100)
+    return ctx.fail(I, "SDWA V_CMPX is not modelled");
+  const Operand &o0 = I.vals[1], &o1 = I.vals[2];
+  if ((o0.mods | o1.mods) & 3)
+    return ctx.fail(I, "SDWA neg/abs on an integer compare");
+  for (unsigned j = 0; j + 2 < I.numImms; ++j)
+    if (I.imms[j] != 0)
+      return ctx.fail(I, "SDWA VOPC clamp is not modelled");
+  unsigned sel0 = unsigned(I.imms[I.numImms - 2]);
+  unsigned sel1 = unsigned(I.imms[I.numImms - 1]);
+  bool sx0 = o0.mods & 16, sx1 = o1.mods & 16;
+  unsigned op = I.param & 15, type = (I.param >> 4) & 7;
+  Src s0(w, o0), s1(w, o1);
+  uint64_t result = 0;
+  forLanes(w, [&](unsigned l) {
+    uint32_t a = sdwaSelect(s0[l], sel0, sx0);
+    uint32_t b = sdwaSelect(s1[l], sel1, sx1);
+    bool r;
+    switch (type) {
+    case 0:
+      r = cmp<uint32_t>(op, a, b);
+      break;
+    case 1:
+      r = cmp<int32_t>(op, int32_t(a), int32_t(b));
+      break;
+    case 5:
+      r = cmp<uint32_t>(op, lo16(a), lo16(b));
+      break;
+    default:
+      r = cmp<int32_t>(op, i16(a), i16(b));
+      break;
+    }
+    result |= uint64_t(r) << l;
+  });
+  // Lanes outside EXEC read as 0 (as for the VOP3 compares).
+  swrite64(w, I.vals[0], result);
   return Status::Continue;
 }
 
@@ -685,6 +838,31 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
       {"V_MUL_U32_U24_sdwa", sdwaOp<OpMulU24, 2>},
       {"V_MIN_U32_sdwa", sdwaOp<OpMinU32, 2>},
       {"V_MAX_U32_sdwa", sdwaOp<OpMaxU32, 2>},
+      {"V_ADD_U16", addU16},
+      {"V_SUB_U16", subU16},
+      {"V_SUBREV_U16", subrevU16},
+      {"V_MUL_LO_U16", mulLoU16},
+      {"V_LSHLREV_B16", lshlrevB16},
+      {"V_LSHRREV_B16", lshrrevB16},
+      {"V_ASHRREV_I16", ashrrevI16},
+      {"V_MAX_U16", maxU16},
+      {"V_MIN_U16", minU16},
+      {"V_MAX_I16", maxI16},
+      {"V_MIN_I16", minI16},
+      {"V_MAD_U16", madU16},
+      {"V_MAD_I16", madI16},
+      // gfx9 names of the VI-encoded v_mad_u16/i16 (high half zeroed).
+      {"V_MAD_LEGACY_U16", madU16},
+      {"V_MAD_LEGACY_I16", madI16},
+      {"V_ADD_U16_sdwa", sdwaOp<OpAddU16, 2>},
+      {"V_SUB_U16_sdwa", sdwaOp<OpSubU16, 2>},
+      {"V_SUBREV_U16_sdwa", sdwaOp<OpSubrevU16, 2>},
+      {"V_MUL_LO_U16_sdwa", sdwaOp<OpMulLoU16, 2>},
+      {"V_LSHLREV_B16_sdwa", sdwaOp<OpLshlrevB16, 2>},
+      {"V_LSHRREV_B16_sdwa", sdwaOp<OpLshrrevB16, 2>},
+      {"V_ASHRREV_I16_sdwa", sdwaOp<OpAshrrevI16, 2>},
+      {"V_MAX_U16_sdwa", sdwaOp<OpMaxU16, 2>},
+      {"V_MIN_U16_sdwa", sdwaOp<OpMinU16, 2>},
       {"V_MOV_B32_sdwa", sdwaOp<OpMov, 1>},
       {"V_NOT_B32_sdwa", sdwaOp<OpNot, 1>},
       {"V_CNDMASK_B32", cndmask},
@@ -707,12 +885,14 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
   add("V_LSHL_ADD_U64", lshlAddU64, 0, FlagLowToHigh);
   add("V_LSHLREV_B64", lshlrevB64, 0, FlagLowToHigh);
   const char *intOps[] = {"F", "LT", "EQ", "LE", "GT", "NE", "GE", "T"};
-  const char *types[] = {"U32", "I32", "U64", "I64"};
-  for (unsigned t = 0; t < 4; ++t)
+  const char *types[] = {"U32", "I32", "U64", "I64", "F32", "U16", "I16"};
+  for (unsigned t : {0u, 1u, 2u, 3u, 5u, 6u})
     for (unsigned o = 0; o < 8; ++o) {
       std::string n = std::string(intOps[o]) + "_" + types[t];
       add("V_CMP_" + n, vcmp, o | (t << 4), 0);
       add("V_CMPX_" + n, vcmp, o | (t << 4) | 0x100, 0);
+      if (t == 0 || t == 1 || t >= 5)
+        add("V_CMP_" + n + "_sdwa", vcmpSdwa, o | (t << 4), 0);
     }
   const char *fOps[] = {"F", "LT",  "EQ",  "LE",  "GT",  "LG",  "GE",  "O",
                         "U", "NGE", "NLG", "NGT", "NLE", "NEQ", "NLT", "TRU"};

@@ -3,14 +3,15 @@
 // sub-dword selects (byte/word sources, sign extension, dst_unused modes).
 // RUN: llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx950 -filetype=obj %s -o %t.o
 // RUN: ld.lld -shared %t.o -o %t.hsaco
-// RUN: mxgemm-emu run %t.hsaco --kernel ops --block 64 --buf o=4096 --arg buf:o --print o:u32:8 | FileCheck %s
+// RUN: mxgemm-emu run %t.hsaco --kernel ops --block 64 --buf o=4096 --arg buf:o --print o:u32:10 | FileCheck %s
 
 // v_lshl_add_u64: (0x1_00000003 << 2) + 0xfffffff8 = 0x5_00000004.
 // v_bitop3_b32 0xc8 = src1 & (src0 | src2): 0xff00ff00 & 0xf0f0ffff.
 // SDWA: 0x5678 | 0xabcd0000; (0x78 | 0x80) into WORD_1 keeping 0x2222;
 // WORD_1 0x0085 into BYTE_0 with UNUSED_SEXT; sext(BYTE_0 = 0x80).
 // v_alignbit_b32 (gfx950 op_sel form): {0x00850000, 0x80} >> 20.
-// CHECK: o: 4 5 4026597120 2882360952 16261666 4294967173 4294967168 1342177280
+// s_bitset1_b32 / s_bitset0_b32 on 0x100: 0x10000.
+// CHECK: o: 4 5 4026597120 2882360952 16261666 4294967173 4294967168 1342177280 65536 0{{$}}
 
 .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
 .text
@@ -40,9 +41,15 @@ ops:
   v_mov_b32 v16, 0x80
   v_mov_b32_sdwa v8, sext(v16) dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_0
   v_alignbit_b32 v9, v14, v16, 20
+  s_mov_b32 s12, 0x100
+  s_bitset1_b32 s12, 16               // 0x10100
+  s_bitset0_b32 s12, 8                // 0x10000
+  v_mov_b32 v10, s12
+  v_mov_b32 v11, 0
   s_waitcnt lgkmcnt(0)
   global_store_dwordx4 v20, v[2:5], s[4:5]
   global_store_dwordx4 v20, v[6:9], s[4:5] offset:16
+  global_store_dwordx2 v20, v[10:11], s[4:5] offset:32
   s_endpgm
 
 .rodata

@@ -6,6 +6,7 @@
 // RUN: mxgemm-emu run %t.hsaco --kernel lds --block 128 --buf o=512 --arg buf:o --print o:u32:4 --stats | FileCheck %s --check-prefix=LDS
 // RUN: mxgemm-emu run %t.hsaco --kernel buf --block 64 --buf i=256:iota32 --buf o=256:fill=7 --arg buf:i --arg buf:o --print o:u32:12 | FileCheck %s --check-prefix=BUF
 // RUN: mxgemm-emu run %t.hsaco --kernel bf16 --block 64 --buf o=512 --arg buf:o --print o:bf16:4 | FileCheck %s --check-prefix=BF16
+// RUN: mxgemm-emu run %t.hsaco --kernel alu16 --block 64 --buf o=4096 --arg buf:o --print o:u32:13 | FileCheck %s --check-prefix=ALU16
 
 // Lane 0: s_add/s_lshl/s_bfe/s_cselect results and VALU on the lane id.
 // ALU: o: 7 1 12 40 9 3 4 4294967295 5 4 0 77 1 0 0 0
@@ -15,6 +16,14 @@
 // the store of words >= 8 is dropped (7 stays).
 // BUF: o: 0 1 2 3 4 5 6 7 7 7 7 7
 // BF16: o: 1 1 1.00781 1
+// 16-bit VALU (gfx9: e32/e64 forms zero bits [31:16] of the destination;
+// the sources' high halves are garbage and ignored): add, sub, mul_lo,
+// mul_lo_e64 (0xffff * 3), lshlrev (shift 20 & 15 = 4), lshrrev, cmp_gt_u16
+// (true on the low halves only), cmp_gt_u16_e64 (false), SDWA cmp_lt_u16
+// (WORD_1 0x1234 < WORD_1 0xbeef), SDWA mul_lo_u16 (0x1234 * 7 into WORD_1,
+// WORD_0 preserved), add_u16_e64 (wraps to 1), SDWA mul_lo_u16 (0x1234 *
+// 0xff, WORD_0, UNUSED_PAD), v_mad_legacy_u16 (gfx9 name of VI v_mad_u16).
+// ALU16: o: 12 65534 35 65533 65520 15 1 0 1 2137793058 1 8652 2{{$}}
 
 .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
 .text
@@ -134,3 +143,41 @@ bf16:
   global_store_dwordx2 v1, v[6:7], s[4:5]
   s_endpgm
 kd bf16, 0
+
+// 16-bit integer VALU forms LLVM emits for LDS-padding address arithmetic.
+.globl alu16
+.p2align 8
+alu16:
+  s_load_dwordx2 s[4:5], s[0:1], 0x0
+  v_lshlrev_b32 v30, 6, v0
+  v_mov_b32 v21, 0xdead0005
+  v_mov_b32 v22, 0xbeef0007
+  v_mov_b32 v23, 0x1234ffff
+  v_add_u16 v2, v21, v22              // 12
+  v_sub_u16 v3, v21, v22              // 0xfffe
+  v_mul_lo_u16 v4, v21, v22           // 35
+  v_mul_lo_u16_e64 v5, v23, 3         // 0xfffd
+  v_lshlrev_b16 v6, 20, v23           // 0xfff0
+  v_lshrrev_b16 v7, 12, v23           // 15
+  v_cmp_gt_u16 vcc, v22, v21
+  v_cndmask_b32 v8, 0, 1, vcc         // 1
+  v_cmp_gt_u16_e64 s[6:7], v21, v23
+  v_cndmask_b32 v9, 0, 1, s[6:7]     // 0
+  v_cmp_lt_u16_sdwa vcc, v23, v22 src0_sel:WORD_1 src1_sel:WORD_1
+  v_cndmask_b32 v10, 0, 1, vcc        // 1
+  v_mov_b32 v11, 0x11112222
+  v_mul_lo_u16_sdwa v11, v23, v22 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:WORD_1 src1_sel:WORD_0
+  v_add_u16_e64 v12, v23, 2           // 1
+  v_mov_b32 v13, -1
+  v_mul_lo_u16_sdwa v13, v23, v23 dst_sel:WORD_0 dst_unused:UNUSED_PAD src0_sel:WORD_1 src1_sel:BYTE_0
+  s_waitcnt lgkmcnt(0)
+  global_store_dwordx4 v30, v[2:5], s[4:5]
+  global_store_dwordx4 v30, v[6:9], s[4:5] offset:16
+  v_mad_legacy_u16 v14, v23, 3, v21   // 0xffff * 3 + 5 = 0x30002 -> 2
+  v_mov_b32 v15, 0
+  v_mov_b32 v16, 0
+  v_mov_b32 v17, 0
+  global_store_dwordx4 v30, v[10:13], s[4:5] offset:32
+  global_store_dwordx4 v30, v[14:17], s[4:5] offset:48
+  s_endpgm
+kd alu16, 0

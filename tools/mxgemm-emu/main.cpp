@@ -77,6 +77,7 @@ struct Common {
   std::string path, kernel;
   LaunchConfig config;
   bool stats = false;
+  std::string statsJson; // --stats-json FILE ("-" = stdout)
   bool haveGrid = false;
 };
 
@@ -101,6 +102,8 @@ bool parseCommon(Common &c, int &i, int argc, char **argv) {
     c.config.checks = false;
   else if (a == "--stats")
     c.stats = true;
+  else if (a == "--stats-json")
+    c.statsJson = value().str();
   else if (a == "--threads")
     c.config.threads = unsigned(parseInt(value()));
   else if (a == "--lds")
@@ -131,14 +134,25 @@ std::unique_ptr<CodeObject> loadOrDie(const std::string &path) {
 }
 
 /// Print findings and stats; returns the exit status contribution.
-int report(const LaunchResult &r, bool stats) {
+int report(const LaunchResult &r, const Common &c) {
   for (const Finding &f : r.findings)
     printFinding(errs(), f);
   if (r.totalFindings > r.findings.size())
     errs() << "note: " << (r.totalFindings - r.findings.size())
            << " more findings not shown\n";
-  if (stats)
+  if (c.stats)
     r.stats.print(outs());
+  if (!c.statsJson.empty()) {
+    if (c.statsJson == "-") {
+      r.stats.printJson(outs());
+    } else {
+      std::error_code ec;
+      raw_fd_ostream os(c.statsJson, ec);
+      if (ec)
+        die("cannot write " + c.statsJson + ": " + ec.message());
+      r.stats.printJson(os);
+    }
+  }
   return r.totalFindings ? 1 : 0;
 }
 
@@ -269,7 +283,7 @@ int runMode(int argc, char **argv) {
     }
     outs() << "\n";
   }
-  return report(*result, c.stats);
+  return report(*result, c);
 }
 
 /// What the compiler's JSON sidecar (`<kernel>.hsaco.json`) says about a
@@ -607,7 +621,7 @@ int gemmMode(int argc, char **argv, int first) {
         ++mismatches;
       }
     }
-  int status = report(*result, c.stats);
+  int status = report(*result, c);
   outs() << "compared " << compared << " outputs, " << mismatches
          << " mismatches";
   if (unwritten)
@@ -638,10 +652,11 @@ int main(int argc, char **argv) {
               "[--block X,Y,Z] [--buf NAME=BYTES[:zero|iota|iota32|fill=V|"
               "rand=SEED]] [--arg buf:NAME[+OFF]|i32:V|i64:V] "
               "[--print NAME:u8|u16|u32|i32|f32|bf16[:COUNT]] [--lds BYTES] "
-              "[--workgroups a,b] [--no-checks] [--stats]\n"
+              "[--workgroups a,b] [--no-checks] [--stats] [--stats-json FILE]\n"
               "       mxgemm-emu [gemm] K.hsaco --m M [--n N --k K] "
               "[--sidecar K.json] [--tile-m T --tile-n T | --grid G] "
-              "[--seed S] [--sample N | --workgroups a,b,c] [--stats]\n";
+              "[--seed S] [--sample N | --workgroups a,b,c] [--stats] "
+              "[--stats-json FILE]\n";
     return argc < 2 ? 2 : 0;
   }
   StringRef mode = argv[1];

@@ -18,6 +18,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -47,21 +48,65 @@ struct Finding {
 llvm::StringRef findingKindName(Finding::Kind kind);
 void printFinding(llvm::raw_ostream &os, const Finding &finding);
 
-struct LaunchStats {
+/// Instruction classes of the cycle model (/work/shared/PERF_MODEL.md),
+/// from the MC opcode name: MFMA (v_mfma*), VMEM (global_/buffer_, including
+/// global->LDS), LDS (ds_*), SMEM (s_load/s_buffer_load), control (SOPP:
+/// s_waitcnt, s_barrier, branches, s_nop, s_setprio, s_endpgm, ...), SALU
+/// (every other s_*) and VALU (every other v_*).
+enum InstClass : unsigned {
+  ClassMfma,
+  ClassValu,
+  ClassSalu,
+  ClassSmem,
+  ClassVmem,
+  ClassLds,
+  ClassControl,
+  NumInstClasses
+};
+llvm::StringRef instClassName(unsigned cls);
+
+/// Counters kept per launch, per workgroup and (class counts) per wave.
+struct StatCounters {
+  uint64_t instructions = 0;                // wave instructions executed
+  uint64_t classCount[NumInstClasses] = {}; // by InstClass
+  uint64_t mfmaCount = 0;
+  uint64_t mfmaMacs = 0; // multiply-accumulates done by MFMAs
+  uint64_t globalBytesRead = 0, globalBytesWritten = 0;
+  uint64_t globalToLdsBytes = 0;                  // part of globalBytesRead
+  uint64_t ldsBytesRead = 0, ldsBytesWritten = 0; // ds_* (not global->LDS)
+  uint64_t dsReadB128 = 0, dsWriteB128 = 0;       // instruction counts
+  /// Extra LDS cycles of ds_read_b128 / ds_write_b128 from bank conflicts:
+  /// 64 banks x 4 B, 4 phases of 16 lanes; per phase, the most distinct
+  /// dwords any one bank serves, minus one (same rule for writes).
+  uint64_t ldsReadB128ConflictCycles = 0, ldsWriteB128ConflictCycles = 0;
+  uint64_t ldsBankConflictCycles = 0; // the sum of the two
+  uint64_t waits = 0;                 // s_waitcnt executed
+  uint64_t vmcntZeroWaits = 0;        // s_waitcnt with vmcnt(0)
+  uint64_t fullDrainWaits = 0;        // s_waitcnt vmcnt(0) lgkmcnt(0)
+  uint64_t barriers = 0;              // s_barrier executed (per wave)
+  void add(const StatCounters &other);
+};
+
+/// One workgroup's counters; `perWave` holds each wave's instruction counts
+/// by class (index = wave id).
+struct WorkgroupStats : StatCounters {
+  uint64_t id = 0; // flat workgroup id
+  uint32_t waves = 0;
+  std::vector<std::array<uint64_t, NumInstClasses>> perWave;
+};
+
+struct LaunchStats : StatCounters {
   /// Dynamic instruction count by MC opcode name.
   std::map<std::string, uint64_t> instructionMix;
-  uint64_t instructions = 0;
-  uint64_t mfmaCount = 0;
-  uint64_t mfmaMacs = 0;              // multiply-accumulates done by MFMAs
-  uint64_t ldsBankConflictCycles = 0; // extra cycles of ds_read/write_b128
-  uint64_t globalBytesRead = 0, globalBytesWritten = 0;
-  uint64_t ldsBytesRead = 0, ldsBytesWritten = 0;
-  uint64_t globalToLdsBytes = 0;
-  uint64_t fullDrainWaits = 0; // s_waitcnt that wait for every counter = 0
   uint64_t workgroupsRun = 0;
+  /// Per workgroup, in flat-id order (LaunchConfig::perWorkgroupStats).
+  std::vector<WorkgroupStats> workgroups;
   double seconds = 0;
   void merge(const LaunchStats &other);
   void print(llvm::raw_ostream &os) const;
+  /// Machine-readable form: {"launch": counters, "instruction_mix",
+  /// "workgroups": [counters + id, waves, per_wave]}.
+  void printJson(llvm::raw_ostream &os) const;
 };
 
 struct LaunchConfig {
@@ -82,6 +127,8 @@ struct LaunchConfig {
   /// Findings kept in the result (more are counted, not stored).
   unsigned maxFindings = 64;
   bool collectStats = true;
+  /// Keep LaunchStats::workgroups (one record per workgroup run).
+  bool perWorkgroupStats = true;
   /// A workgroup that executes more instructions than this is reported as
   /// hung (an emulated infinite loop must not hang the caller).
   uint64_t maxInstructionsPerWorkgroup = 1ull << 32;
