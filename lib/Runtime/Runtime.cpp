@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Runtime/mxgemm_runtime.h"
+#include "mxgemm/Support/TileGrouping.h"
 
 #include "HipLibrary.h"
 #include "KernelTable.h"
@@ -678,9 +679,11 @@ mxgemm_status mxgemm_gemm(mxgemm_context *context,
       void *extra[] = {hipLaunchParamBufferPointer, &args,
                        hipLaunchParamBufferSize, &argBytes, hipLaunchParamEnd};
       if (!context->options.dry_run) {
+        // The kernels' LDS is static (the code object's group segment);
+        // passing it again as dynamic shared memory would double it.
         hipError_t e = context->hip.hipModuleLaunchKernel(
             d.kernel->function, d.gridX, 1, 1, d.entry->workgroupSize, 1, 1,
-            d.entry->ldsBytes, stream, nullptr, extra);
+            /*sharedMemBytes=*/0, stream, nullptr, extra);
         if (e != hipSuccess) {
           s = hipCall(context, "hipModuleLaunchKernel", e);
           if (plan)
@@ -783,13 +786,15 @@ mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
     setLastError("plan is not an OK plan or workgroup is out of its grid");
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
-  if (plan->group_m != 1 || plan->group_n != 0 || plan->xcd_remap) {
-    setLastError("workgroup -> tile mapping of grouped/remapped plans is not "
-                 "implemented in the runtime yet");
-    return MXGEMM_STATUS_NOT_SUPPORTED;
-  }
-  *row = int64_t(workgroup / plan->num_tiles_n) * plan->program_tile_m;
-  *col = int64_t(workgroup % plan->num_tiles_n) * plan->tile_n;
+  // The same formula the compiler emits (TileGrouping.h).
+  ::mxgemm::IntegerTileArith arith;
+  const int64_t tilesN = plan->num_tiles_n;
+  const int64_t tilesM = plan->grid_x / tilesN;
+  auto [tileM, tileN] = ::mxgemm::mapProgramToTile(
+      arith, int64_t(workgroup), tilesM, tilesN, plan->group_m, plan->group_n,
+      plan->xcd_remap != 0);
+  *row = tileM * plan->program_tile_m;
+  *col = tileN * plan->tile_n;
   return MXGEMM_STATUS_OK;
 }
 

@@ -244,10 +244,22 @@ def workgroup_tile(p, workgroup):
     """(row, col) of the output tile computed by `workgroup` under plan p."""
     if not p.eligible or not 0 <= workgroup < p.grid[0]:
         raise InvalidArgument("INVALID_ARGUMENT", "workgroup out of the grid")
-    if (p.group_m, p.group_n, p.xcd_remap) != (1, 0, 0):
-        raise MXGemmError("NOT_SUPPORTED", "grouped tile order")
-    return (workgroup // p.num_tiles_n * p.program_tile_m,
-            workgroup % p.num_tiles_n * p.tile_n)
+    # The runtime owns the swizzle (the one the kernel was compiled with).
+    ps = _rt.PlanStruct()
+    ps.status = 0
+    ps.grid_x, ps.grid_y, ps.grid_z = p.grid
+    ps.program_tile_m, ps.tile_n = p.program_tile_m, p.tile_n
+    ps.num_tiles_n = p.num_tiles_n
+    ps.group_m, ps.group_n, ps.xcd_remap = p.group_m, p.group_n, p.xcd_remap
+    row, col = ctypes.c_int64(), ctypes.c_int64()
+    lib = _library()
+    status = lib.mxgemm_plan_workgroup_tile(ctypes.byref(ps), workgroup,
+                                            ctypes.byref(row),
+                                            ctypes.byref(col))
+    if status != 0:
+        raise MXGemmError(_rt.STATUS.get(status, str(status)),
+                          "cannot map workgroup %d" % workgroup)
+    return (row.value, col.value)
 
 
 def kernels():

@@ -25,7 +25,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include "mxgemm/Dialect/MXGemm/Transforms/TileGrouping.h"
+#include "mxgemm/Support/TileGrouping.h"
 
 #include <cmath>
 #include <cstring>
@@ -509,8 +509,8 @@ int gemmMode(int argc, char **argv, int first) {
         sampleWorkgroups(numWg, sample, [&](uint64_t id) {
           if (!tilesM || !tilesN || numWg != uint64_t(tilesM * tilesN))
             return false;
-          mlir::mxgemm::IntegerTileArith ar;
-          auto [tm, tn] = mlir::mxgemm::mapProgramToTile(
+          ::mxgemm::IntegerTileArith ar;
+          auto [tm, tn] = ::mxgemm::mapProgramToTile(
               ar, int64_t(id), tilesM, tilesN, groupM, groupN, xcd);
           // The partial last tile row, at its first, middle and last
           // N tile (N edges and a typical column).

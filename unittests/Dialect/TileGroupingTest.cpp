@@ -1,17 +1,18 @@
-//===- TileGroupingTest.cpp - the program -> tile swizzle is a bijection -----===//
+//===- TileGroupingTest.cpp - the program -> tile swizzle is a bijection
+//-----===//
 //
 // Enumerates many grid shapes, groupings and the XCD remap, and checks that
 // every output tile is produced by exactly one program.
 //
 //===----------------------------------------------------------------------===//
 
-#include "mxgemm/Dialect/MXGemm/Transforms/TileGrouping.h"
+#include "mxgemm/Support/TileGrouping.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-using namespace mlir::mxgemm;
+using namespace mxgemm;
 
 namespace {
 struct Grouping {

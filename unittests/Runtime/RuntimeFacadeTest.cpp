@@ -149,8 +149,13 @@ TEST(RuntimeFacade, PlansForEveryFamily) {
       EXPECT_EQ(plan.reason, MXGEMM_REASON_NONE);
       EXPECT_STREQ(plan.entry, info.entry);
       EXPECT_STREQ(plan.kernel, info.kernel);
-      EXPECT_EQ(plan.block_x, 256u);
-      EXPECT_EQ(plan.grid_x, uint32_t((m + 127) / 128 * (info.n / 128)));
+      // DESIGN.md section 4: 1-D grid of ceil(M / program tile) x N tiles.
+      EXPECT_EQ(plan.block_y, 1u);
+      EXPECT_EQ(plan.block_x % 64, 0u);
+      EXPECT_EQ(plan.grid_x,
+                uint32_t((m + plan.program_tile_m - 1) / plan.program_tile_m *
+                         (info.n / plan.tile_n)));
+      EXPECT_EQ(plan.num_tiles_n, uint32_t(info.n / plan.tile_n));
       EXPECT_EQ(plan.k_step, 64u);
     }
   }

@@ -201,9 +201,9 @@ MXGEMM_API mxgemm_status mxgemm_kernel_code_object(size_t index,
                                                    const void **data,
                                                    size_t *bytes);
 /* Output tile of workgroup `workgroup` under `plan` (rows [row, row +
-   program_tile_m) x cols [col, col + tile_n), clipped to M). Implemented for
-   row-major plans (group_m 1, group_n 0, no XCD remap: every embedded kernel
-   today); NOT_SUPPORTED otherwise. */
+   program_tile_m) x cols [col, col + tile_n), clipped to M), using the same
+   program-id -> tile swizzle the kernel was compiled with (group_m x group_n
+   groups, XCD remap; include/mxgemm/Support/TileGrouping.h). */
 MXGEMM_API mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
                                                     uint32_t workgroup,
                                                     int64_t *row, int64_t *col);

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
-#include "mxgemm/Dialect/MXGemm/Transforms/TileGrouping.h"
+#include "mxgemm/Support/TileGrouping.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -35,8 +35,7 @@ struct IndexTileArith {
   Value remu(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
   Value minu(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
   Value selectLt(Value x, Value y, Value t, Value e) {
-    Value lt =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+    Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
     return arith::SelectOp::create(b, loc, lt, t, e);
   }
 };
@@ -44,9 +43,9 @@ struct IndexTileArith {
 void expandProgramTile(ProgramTileOp op) {
   OpBuilder b(op);
   IndexTileArith arith{b, op.getLoc()};
-  auto [tileM, tileN] = mapProgramToTile(
-      arith, op.getPid(), op.getNumTilesM(), op.getNumTilesN(),
-      op.getGroupM(), op.getGroupN(), op.getXcdRemap());
+  auto [tileM, tileN] = ::mxgemm::mapProgramToTile(
+      arith, op.getPid(), op.getNumTilesM(), op.getNumTilesN(), op.getGroupM(),
+      op.getGroupN(), op.getXcdRemap());
   op.replaceAllUsesWith(ValueRange{tileM, tileN});
   op.erase();
 }

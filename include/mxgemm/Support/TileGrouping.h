@@ -1,4 +1,5 @@
-//===- TileGrouping.h - program id -> output tile swizzles ---------*- C++ -*-===//
+//===- TileGrouping.h - program id -> output tile swizzles ---------*- C++
+//-*-===//
 //
 // The one definition of the program-id -> tile mapping. It is written once
 // over an arithmetic policy so that mxgemm-group-tiles emits exactly the
@@ -17,13 +18,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXGEMM_DIALECT_MXGEMM_TRANSFORMS_TILEGROUPING_H
-#define MXGEMM_DIALECT_MXGEMM_TRANSFORMS_TILEGROUPING_H
+#ifndef MXGEMM_SUPPORT_TILEGROUPING_H
+#define MXGEMM_SUPPORT_TILEGROUPING_H
 
 #include <cstdint>
 #include <utility>
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 
 /// Number of XCDs gfx950 distributes consecutive workgroups over.
 constexpr int64_t kNumXcds = 8;
@@ -101,6 +102,6 @@ struct IntegerTileArith {
   }
 };
 
-} // namespace mlir::mxgemm
+} // namespace mxgemm
 
-#endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_TILEGROUPING_H
+#endif // MXGEMM_SUPPORT_TILEGROUPING_H
