@@ -1,0 +1,125 @@
+/*===- Compiler.h - C API of the mxgemm kernel compiler -----------*- C -*-===*
+ *
+ * One GEMM problem in, one gfx950 code object out, inside the caller's
+ * MlirContext: build (or parse) the mxgemm.scaled_matmul of a problem into
+ * an MlirModule, run the mxgemm-to-gfx950 pipeline and the in-process
+ * serialisation on it, and get the code object (hsaco) bytes and the JSON
+ * sidecar back in an opaque result that the caller destroys. The same
+ * library as mxgemm-compile (mxgemm/Compiler/KernelCompiler.h): a kernel
+ * compiled here is byte-identical to one compiled by the tool.
+ *
+ * Errors (bad spec, verifier, pass or serialisation failure) are emitted as
+ * diagnostics on the context (attach a handler with
+ * mlirContextAttachDiagnosticHandler to capture them) and the call returns a
+ * null module / null result; nothing aborts the process.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef MXGEMM_C_COMPILER_H
+#define MXGEMM_C_COMPILER_H
+
+#include "mlir-c/IR.h"
+#include "mlir-c/Support.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A GEMM problem family Y[M,N] = X[M,K] . W[N,K]^T (M is a runtime
+   argument). Empty strings take the defaults. */
+typedef struct MxgemmProblemSpec {
+  MlirStringRef name;    /* kernel symbol; default "mxgemm_n<N>_k<K>" */
+  int64_t n, k;          /* N > 0, K > 0 and a multiple of 32 */
+  MlirStringRef xFormat; /* "f8E4M3FN"/"e4m3" (default) or "f8E5M2"/"e5m2" */
+  MlirStringRef wFormat; /* same as xFormat */
+  MlirStringRef wScale;  /* "block32x32" (default) or "per_row" */
+  MlirStringRef outType; /* "bf16" (default) or "f32" */
+  /* Body of #mxgemm.config<...>, e.g. "tile_m = 128, tile_n = 256, ...";
+     default: 128x128x128 tiles, 2x2 waves of 32x32x64 MFMAs. */
+  MlirStringRef config;
+} MxgemmProblemSpec;
+
+/* Sets `n`, `k` and every other field to its default (empty). */
+MLIR_CAPI_EXPORTED void mxgemmProblemSpecInit(MxgemmProblemSpec *spec,
+                                              int64_t n, int64_t k);
+
+/* The problem as MLIR source (one func.func with one mxgemm.scaled_matmul),
+   passed to `callback` in one or more pieces. Fails, without calling
+   `callback`, when a field is invalid (the spec is not checked against the
+   verifier: that needs a context, see mxgemmProblemBuild). */
+MLIR_CAPI_EXPORTED MlirLogicalResult mxgemmProblemPrintSource(
+    const MxgemmProblemSpec *spec, MlirStringCallback callback, void *userData);
+
+/* Builds the problem into a new module of `context`, verified. The context
+   gets the mxgemm registry appended (mxgemmRegisterAllDialects) if it does
+   not have it. Returns a null module (mlirModuleIsNull) after emitting
+   diagnostics on `context` when the spec or its config is invalid. The
+   caller owns the module (mlirModuleDestroy). */
+MLIR_CAPI_EXPORTED MlirModule mxgemmProblemBuild(MlirContext context,
+                                                 const MxgemmProblemSpec *spec);
+
+/* Parses mxgemm source (e.g. a saved problem) like mxgemmProblemBuild. */
+MLIR_CAPI_EXPORTED MlirModule mxgemmProblemParse(MlirContext context,
+                                                 MlirStringRef source);
+
+/* What mxgemmCompile stops at and returns. */
+typedef enum MxgemmEmitStage {
+  MXGEMM_EMIT_MLIR = 0, /* the lowered module, as MLIR text */
+  MXGEMM_EMIT_LLVM = 1, /* optimised LLVM IR text */
+  MXGEMM_EMIT_ISA = 2,  /* gfx950 assembly text */
+  MXGEMM_EMIT_HSACO = 3 /* linked code object + JSON sidecar */
+} MxgemmEmitStage;
+
+typedef struct MxgemmCompileOptions {
+  MlirStringRef chip;         /* default "gfx950" */
+  unsigned optLevel;          /* LLVM optimisation level 0-3; default 3 */
+  unsigned codeObjectVersion; /* AMDHSA code object version; default 500 */
+  MxgemmEmitStage stage;      /* default MXGEMM_EMIT_HSACO */
+} MxgemmCompileOptions;
+
+/* Defaults: gfx950, -O3, code object v5, HSACO. */
+MLIR_CAPI_EXPORTED void mxgemmCompileOptionsInit(MxgemmCompileOptions *options);
+
+/* Opaque result of mxgemmCompile; owns its bytes. */
+typedef struct MxgemmCompileResult {
+  void *ptr;
+} MxgemmCompileResult;
+
+static inline bool mxgemmCompileResultIsNull(MxgemmCompileResult result) {
+  return !result.ptr;
+}
+
+/* Runs the mxgemm-to-gfx950 pipeline on `module` (in place: afterwards it
+   holds the lowered gpu.module) and, for the later stages, the in-process
+   serialisation. `options` may be NULL (defaults). `module` must hold
+   exactly one mxgemm.scaled_matmul. On failure the diagnostics are on the
+   module's context and the result is null. */
+MLIR_CAPI_EXPORTED MxgemmCompileResult
+mxgemmCompile(MlirModule module, const MxgemmCompileOptions *options);
+
+/* The output of the stage: the code object (an AMDGPU ELF) for
+   MXGEMM_EMIT_HSACO, else the text (not NUL-terminated; `size` bytes).
+   Valid until the result is destroyed. */
+MLIR_CAPI_EXPORTED void
+mxgemmCompileResultGetCodeObject(MxgemmCompileResult result, const void **data,
+                                 size_t *size);
+
+/* The JSON sidecar of the kernel (kernel name, problem, config, argument
+   layout, grid mapping, resources read back from the code object), as
+   mxgemm-compile writes to <out>.hsaco.json without the "code_object" key.
+   Empty for the stages before HSACO. NUL-terminated; valid until the result
+   is destroyed. */
+MLIR_CAPI_EXPORTED MlirStringRef
+mxgemmCompileResultGetMetadataJSON(MxgemmCompileResult result);
+
+/* Frees the result; a null result is a no-op. */
+MLIR_CAPI_EXPORTED void mxgemmCompileResultDestroy(MxgemmCompileResult result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MXGEMM_C_COMPILER_H */

@@ -1,0 +1,163 @@
+/*===- compile_kernel.c - embed the mxgemm compiler through its C API -----===*
+ *
+ * What a graph compiler does with mxgemm: create its own MlirContext, make
+ * the mxgemm dialect known to it, build one problem, run mxgemm-to-gfx950
+ * and take the code object and the sidecar. Also checks that every failure
+ * comes back as a diagnostic and a null result (the process survives).
+ * Prints one line per check; exits non-zero on the first failed one.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "mxgemm-c/Compiler.h"
+#include "mxgemm-c/Dialects.h"
+#include "mxgemm-c/Passes.h"
+
+#include "mlir-c/Diagnostics.h"
+#include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char kElfMagic[4] = {0x7f, 'E', 'L', 'F'};
+
+#define CHECK(cond, what)                                                      \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "FAILED: %s (%s:%d)\n", what, __FILE__, __LINE__);       \
+      exit(1);                                                                 \
+    }                                                                          \
+    printf("ok: %s\n", what);                                                  \
+  } while (0)
+
+/* Collects the diagnostics of the context, as an embedding compiler would
+   forward them to its own error reporting. */
+typedef struct Diagnostics {
+  char text[4096];
+  size_t length;
+  int errors;
+} Diagnostics;
+
+static void appendText(MlirStringRef piece, void *userData) {
+  Diagnostics *d = (Diagnostics *)userData;
+  size_t room = sizeof(d->text) - 1 - d->length;
+  size_t n = piece.length < room ? piece.length : room;
+  memcpy(d->text + d->length, piece.data, n);
+  d->length += n;
+  d->text[d->length] = '\0';
+}
+
+static MlirLogicalResult onDiagnostic(MlirDiagnostic diagnostic,
+                                      void *userData) {
+  Diagnostics *d = (Diagnostics *)userData;
+  if (mlirDiagnosticGetSeverity(diagnostic) == MlirDiagnosticError)
+    ++d->errors;
+  mlirDiagnosticPrint(diagnostic, appendText, userData);
+  appendText(mlirStringRefCreateFromCString("\n"), userData);
+  return mlirLogicalResultSuccess();
+}
+
+static void resetDiagnostics(Diagnostics *d) {
+  d->length = 0;
+  d->text[0] = '\0';
+  d->errors = 0;
+}
+
+static void appendSource(MlirStringRef piece, void *userData) {
+  size_t *bytes = (size_t *)userData;
+  *bytes += piece.length;
+}
+
+int main(void) {
+  MlirContext ctx = mlirContextCreate();
+  Diagnostics diagnostics;
+  resetDiagnostics(&diagnostics);
+  mlirContextAttachDiagnosticHandler(ctx, onDiagnostic, &diagnostics, NULL);
+
+  /* Register through the dialect handle only: it brings the upstream
+     dialects and extensions of the pipeline with it. */
+  MlirDialectHandle handle = mlirGetDialectHandle__mxgemm__();
+  MlirStringRef ns = mlirDialectHandleGetNamespace(handle);
+  CHECK(ns.length == 6 && memcmp(ns.data, "mxgemm", 6) == 0,
+        "dialect handle namespace is mxgemm");
+  mlirDialectHandleRegisterDialect(handle, ctx);
+  CHECK(!mlirDialectIsNull(mlirDialectHandleLoadDialect(handle, ctx)),
+        "mxgemm dialect loads into the caller's context");
+  mxgemmRegisterPasses();
+  mxgemmRegisterPasses(); /* idempotent */
+
+  MxgemmProblemSpec spec;
+  mxgemmProblemSpecInit(&spec, 512, 256);
+  spec.name = mlirStringRefCreateFromCString("consumer_gemm");
+  size_t sourceBytes = 0;
+  CHECK(mlirLogicalResultIsSuccess(
+            mxgemmProblemPrintSource(&spec, appendSource, &sourceBytes)) &&
+            sourceBytes > 0,
+        "problem source prints");
+
+  MlirModule module = mxgemmProblemBuild(ctx, &spec);
+  CHECK(!mlirModuleIsNull(module), "problem builds and verifies");
+  CHECK(diagnostics.errors == 0, "no diagnostics for a valid problem");
+
+  MxgemmCompileOptions options;
+  mxgemmCompileOptionsInit(&options);
+  MxgemmCompileResult result = mxgemmCompile(module, &options);
+  if (mxgemmCompileResultIsNull(result))
+    fprintf(stderr, "%s", diagnostics.text);
+  CHECK(!mxgemmCompileResultIsNull(result), "mxgemm-to-gfx950 compiles");
+
+  const void *code = NULL;
+  size_t codeBytes = 0;
+  mxgemmCompileResultGetCodeObject(result, &code, &codeBytes);
+  CHECK(codeBytes > 4 && memcmp(code, kElfMagic, 4) == 0,
+        "code object starts with the ELF magic");
+  MlirStringRef json = mxgemmCompileResultGetMetadataJSON(result);
+  CHECK(json.length > 0 &&
+            strstr(json.data, "\"kernel\": \"consumer_gemm\"") != NULL,
+        "metadata JSON names the kernel");
+  CHECK(strstr(json.data, "\"target\": \"amdgcn-amd-amdhsa--gfx950\"") != NULL,
+        "metadata JSON names the gfx950 target");
+  printf("code object: %zu bytes\n", codeBytes);
+  mxgemmCompileResultDestroy(result);
+  mlirModuleDestroy(module);
+
+  /* The pipeline in the caller's own pass manager. */
+  module = mxgemmProblemBuild(ctx, &spec);
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  mxgemmAddToGFX950Pipeline(mlirPassManagerGetAsOpPassManager(pm),
+                            mlirStringRefCreateFromCString("gfx950"), 3);
+  CHECK(mlirLogicalResultIsSuccess(
+            mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(module))),
+        "pipeline runs in the caller's pass manager");
+  mlirPassManagerDestroy(pm);
+  mlirModuleDestroy(module);
+
+  /* Failures: diagnostics and null results, never an abort. */
+  resetDiagnostics(&diagnostics);
+  spec.config = mlirStringRefCreateFromCString(
+      "tile_m = 100, tile_n = 128, tile_k = 128, waves_m = 2, waves_n = 2");
+  CHECK(mlirModuleIsNull(mxgemmProblemBuild(ctx, &spec)) &&
+            diagnostics.errors > 0,
+        "an invalid config is a diagnostic and a null module");
+  printf("diagnostic: %s", diagnostics.text);
+
+  resetDiagnostics(&diagnostics);
+  mxgemmProblemSpecInit(&spec, 512, 100);
+  CHECK(mlirModuleIsNull(mxgemmProblemBuild(ctx, &spec)) &&
+            strstr(diagnostics.text, "multiple of 32") != NULL,
+        "K not a multiple of 32 is a diagnostic");
+
+  resetDiagnostics(&diagnostics);
+  module = mlirModuleCreateEmpty(mlirLocationUnknownGet(ctx));
+  result = mxgemmCompile(module, NULL);
+  CHECK(mxgemmCompileResultIsNull(result) &&
+            strstr(diagnostics.text, "no mxgemm.scaled_matmul") != NULL,
+        "compiling a module without a problem is a diagnostic");
+  mxgemmCompileResultDestroy(result); /* null: no-op */
+  mlirModuleDestroy(module);
+
+  mlirContextDestroy(ctx);
+  printf("compile-kernel: all checks passed\n");
+  return 0;
+}
