@@ -12,3 +12,6 @@ echo "== registered mxgemm passes and pipelines"
 "$BUILD/bin/mxgemm-opt" --help | grep -E -- "--mxgemm-" || true
 echo "== gfx950 kernels for the case-table families (median of 3 compiles)"
 python3 "$ROOT/scripts/compile_case_table.py" "$BUILD" "$CASES" "$BUILD/kernels"
+echo "== qualification: 21 cases x 3 seeds on the emulator's HIP facade (docs/Qualification.md)"
+/usr/bin/python3 "$ROOT/tools/mxgemm-qualify/mxgemm_qualify.py" --build "$BUILD" \
+  --cases "$CASES" --out "$ROOT"
