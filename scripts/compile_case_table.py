@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Compiles one gfx950 kernel per family of the DeepSeek-V4 case table with
-mxgemm-compile and prints each kernel's resources (read back from the code
-object by the compiler) and its compile time.
+"""Compiles the tuned gfx950 kernel of every family of the DeepSeek-V4 case
+table (its tuning-database config) with mxgemm-compile, cold process, median
+of 3, and prints each kernel's resources (read back from the code object by
+the compiler) and its compile time.
 
-Usage: compile_case_table.py BUILD_DIR CASES_TSV OUT_DIR
+Usage: compile_case_table.py BUILD_DIR CASES_TSV OUT_DIR [TUNING_DB]
 """
 import json
 import os
@@ -29,8 +30,17 @@ def families(tsv):
 
 def main():
     build, tsv, out = sys.argv[1:4]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    db_path = sys.argv[4] if len(sys.argv) > 4 else os.path.join(
+        root, "tuning", "gfx950.json")
+    configs = {}
+    for e in json.load(open(db_path))["entries"]:
+        configs[(e["key"]["n"], e["key"]["k"])] = ", ".join(
+            "%s = %s" % (k, str(v).lower() if isinstance(v, bool) else v)
+            for k, v in e["config"].items())
     os.makedirs(out, exist_ok=True)
     compiler = os.path.join(build, "bin", "mxgemm-compile")
+    total = 0.0
     print("%-15s %6s %5s  %-9s %5s %5s %5s %7s %8s %9s" %
           ("family", "N", "K", "mfma", "vgpr", "agpr", "sgpr", "lds", "scratch",
            "compile"))
@@ -40,6 +50,9 @@ def main():
         hsaco = os.path.join(out, name + ".hsaco")
         cmd = [compiler, "--n", fam["N"], "--k", fam["K"], "--name",
                "mxgemm_" + name, "-o", hsaco]
+        config = configs.get((int(fam["N"]), int(fam["K"])))
+        if config:
+            cmd += ["--config", config]
         times = []
         for _ in range(3):
             start = time.perf_counter()
@@ -58,9 +71,12 @@ def main():
               (name, fam["N"], fam["K"], mfma, res["vgpr_count"],
                res["agpr_count"], res["sgpr_count"], side["lds_bytes"],
                res["scratch_bytes"], statistics.median(times)))
+        total += statistics.median(times)
         if res["scratch_bytes"] or res["vgpr_spill_count"] or res["sgpr_spill_count"]:
             failures += 1
             print("%-15s ERROR: the kernel spills or uses scratch" % name)
+    print("library: %.2fs of compilation for %d kernels (sum of medians)"
+          % (total, len(configs)))
     return 1 if failures else 0
 
 
