@@ -52,33 +52,37 @@ public:
   /// `k = 16g + 0..15`, bytes 16..31 are `k = half + 16g + 0..15` with
   /// `half` = 32 (32x32x64) or 64 (16x16x128).
   Value loadOperand(Value mem, Value rowBase, Value kBase) {
-    auto elem = cast<MemRefType>(mem.getType()).getElementType();
-    auto halfType = VectorType::get({16}, elem);
     Value groupOffset = mul(coords.g, 16);
     Value rowK = add(rowBase, kBase);
     Value first = add(rowK, groupOffset);
-    Value lo = vector::LoadOp::create(b, loc, halfType, mem, first);
-    Value hi = vector::LoadOp::create(b, loc, halfType, mem,
-                                      add(first, nonK == 32 ? 32 : 64));
-    SmallVector<int64_t> all(32);
-    for (int64_t i = 0; i < 32; ++i)
-      all[i] = i;
-    return vector::ShuffleOp::create(b, loc, lo, hi, all);
+    return loadHalves(mem, {}, first, /*alignment=*/std::nullopt);
   }
 
   /// Same bytes as loadOperand, from the wave's LDS view [rows, tile_k]:
   /// row `row` (in the view) at K offset `kBase` (in the tile).
   Value loadOperandFromLds(Value view, Value row, int64_t kBase) {
-    auto elem = cast<MemRefType>(view.getType()).getElementType();
-    auto halfType = VectorType::get({16}, elem);
     Value col = add(mul(coords.g, 16), kBase);
-    auto lo =
-        vector::LoadOp::create(b, loc, halfType, view, ValueRange{row, col});
-    lo.setAlignment(16);
-    Value colHi = add(col, nonK == 32 ? 32 : 64);
-    auto hi =
-        vector::LoadOp::create(b, loc, halfType, view, ValueRange{row, colHi});
-    hi.setAlignment(16);
+    // 16-byte aligned so that each half is one ds_read_b128.
+    return loadHalves(view, {row}, col, /*alignment=*/16);
+  }
+
+  /// The two 16-byte halves of a lane's operand, at `first` and `half`
+  /// elements later (32 for 32x32x64, 64 for 16x16x128) along the last
+  /// index, concatenated into the 32-byte MFMA operand.
+  Value loadHalves(Value mem, ValueRange leading, Value first,
+                   std::optional<uint64_t> alignment) {
+    auto elem = cast<MemRefType>(mem.getType()).getElementType();
+    auto halfType = VectorType::get({16}, elem);
+    auto load = [&](Value last) {
+      SmallVector<Value> indices(leading.begin(), leading.end());
+      indices.push_back(last);
+      auto op = vector::LoadOp::create(b, loc, halfType, mem, indices);
+      if (alignment)
+        op.setAlignment(*alignment);
+      return op.getResult();
+    };
+    Value lo = load(first);
+    Value hi = load(add(first, nonK == 32 ? 32 : 64));
     SmallVector<int64_t> all(32);
     for (int64_t i = 0; i < 32; ++i)
       all[i] = i;
