@@ -55,21 +55,44 @@ public:
     Value groupOffset = mul(coords.g, 16);
     Value rowK = add(rowBase, kBase);
     Value first = add(rowK, groupOffset);
-    return loadHalves(mem, {}, first, /*alignment=*/std::nullopt);
+    return loadHalves(mem, {}, first, std::nullopt, /*alignment=*/std::nullopt);
   }
 
   /// Same bytes as loadOperand, from the wave's LDS view [rows, tile_k]:
   /// row `row` (in the view) at K offset `kBase` (in the tile).
-  Value loadOperandFromLds(Value view, Value row, int64_t kBase) {
+  Value loadOperandFromLds(Value view, Value row, int64_t kBase,
+                           bool xorSwizzle) {
     Value col = add(mul(coords.g, 16), kBase);
-    // 16-byte aligned so that each half is one ds_read_b128.
-    return loadHalves(view, {row}, col, /*alignment=*/16);
+    if (!xorSwizzle) {
+      // 16-byte aligned so that each half is one ds_read_b128.
+      return loadHalves(view, {row}, col, std::nullopt, /*alignment=*/16);
+    }
+    int64_t rowBytes = cast<MemRefType>(view.getType()).getDimSize(1);
+    Value hiCol = add(col, nonK == 32 ? 32 : 64);
+    return loadHalves(view, {row}, swizzleColumn(row, col, rowBytes),
+                      swizzleColumn(row, hiCol, rowBytes), /*alignment=*/16);
+  }
+
+  /// The byte column where logical column `col` (a multiple of 16) of ring
+  /// row `row` lives under lds_layout = xor: 16-byte chunks are permuted by
+  /// XOR with (row / rowsPerBankSweep) % chunksPerRow, so that the 16 lanes
+  /// of a ds_read_b128 phase (16 consecutive rows, same column) hit 16
+  /// different 4-bank groups. The permutation is its own inverse.
+  Value swizzleColumn(Value row, Value col, int64_t rowBytes) {
+    const int64_t chunks = rowBytes / 16;
+    const int64_t rowsPerSweep = std::max<int64_t>(1, 256 / rowBytes);
+    Value sweep = arith::DivUIOp::create(b, loc, row, idx(rowsPerSweep));
+    Value key = arith::RemUIOp::create(b, loc, sweep, idx(chunks));
+    Value chunk = arith::DivUIOp::create(b, loc, col, idx(16));
+    Value swizzled = arith::XOrIOp::create(b, loc, chunk, key);
+    return mul(swizzled, 16);
   }
 
   /// The two 16-byte halves of a lane's operand, at `first` and `half`
   /// elements later (32 for 32x32x64, 64 for 16x16x128) along the last
   /// index, concatenated into the 32-byte MFMA operand.
   Value loadHalves(Value mem, ValueRange leading, Value first,
+                   std::optional<Value> second,
                    std::optional<uint64_t> alignment) {
     auto elem = cast<MemRefType>(mem.getType()).getElementType();
     auto halfType = VectorType::get({16}, elem);
@@ -82,7 +105,7 @@ public:
       return op.getResult();
     };
     Value lo = load(first);
-    Value hi = load(add(first, nonK == 32 ? 32 : 64));
+    Value hi = load(second ? *second : add(first, nonK == 32 ? 32 : 64));
     SmallVector<int64_t> all(32);
     for (int64_t i = 0; i < 32; ++i)
       all[i] = i;
@@ -150,16 +173,17 @@ void lowerWaveMma(WaveMmaOp op) {
     Value kBlock = arith::DivUIOp::create(b, loc, kBase, e.idx(32));
     SmallVector<Value> a, aScale, bOp, bScale;
     for (int64_t i = 0; i < blocksM; ++i) {
-      a.push_back(op.getXTile() ? e.loadOperandFromLds(op.getXTile(),
-                                                       tileRow[i], step * kStep)
-                                : e.loadOperand(op.getX(), xRowBase[i], kBase));
+      a.push_back(op.getXTile()
+                      ? e.loadOperandFromLds(op.getXTile(), tileRow[i],
+                                             step * kStep, op.getXorSwizzle())
+                      : e.loadOperand(op.getX(), xRowBase[i], kBase));
       aScale.push_back(e.loadScale(op.getXScales(), xsRowBase[i], kBlock));
     }
     for (int64_t j = 0; j < blocksN; ++j) {
-      bOp.push_back(
-          op.getWTile()
-              ? e.loadOperandFromLds(op.getWTile(), tileRow[j], step * kStep)
-              : e.loadOperand(op.getW(), wRowBase[j], kBase));
+      bOp.push_back(op.getWTile()
+                        ? e.loadOperandFromLds(op.getWTile(), tileRow[j],
+                                               step * kStep, op.getXorSwizzle())
+                        : e.loadOperand(op.getW(), wRowBase[j], kBase));
       bScale.push_back(e.loadScale(op.getWScales(), wsRowBase[j], kBlock));
     }
     for (int64_t i = 0; i < blocksM; ++i) {
@@ -246,6 +270,9 @@ void lowerAsyncCopy(CopyToLdsOp op, OpBuilder &b, MfmaEmitter &e, Value wave,
     Value chunk = arith::AddIOp::create(b, loc, waveBase, lane);
     Value row = arith::DivUIOp::create(b, loc, chunk, e.idx(rowChunks));
     Value col = arith::RemUIOp::create(b, loc, chunk, e.idx(rowChunks));
+    if (op.getXorSwizzle())
+      col = arith::DivUIOp::create(
+          b, loc, e.swizzleColumn(row, e.mul(col, 16), rowBytes), e.idx(16));
     if (rowChunks != dataChunks) {
       Value isData = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                            col, e.idx(dataChunks));
@@ -287,6 +314,10 @@ void lowerSyncCopy(CopyToLdsOp op, OpBuilder &b, MfmaEmitter &e, Value tid) {
     Value row = arith::DivUIOp::create(b, loc, chunk, e.idx(dataChunks));
     Value col =
         e.mul(arith::RemUIOp::create(b, loc, chunk, e.idx(dataChunks)), 16);
+    Value dstCol =
+        op.getXorSwizzle()
+            ? e.swizzleColumn(row, col, op.getDst().getType().getDimSize(2))
+            : col;
     Value srcRow = arith::AddIOp::create(b, loc, op.getRow0(), row);
     srcRow = arith::MinUIOp::create(b, loc, srcRow, lastRow);
     Value srcRowK = e.mul(srcRow, op.getK());
@@ -294,8 +325,8 @@ void lowerSyncCopy(CopyToLdsOp op, OpBuilder &b, MfmaEmitter &e, Value tid) {
     Value srcIndex = arith::AddIOp::create(b, loc, srcK, col);
     Value data = vector::LoadOp::create(b, loc, chunkType, op.getSrc(),
                                         ValueRange{srcIndex});
-    auto store = vector::StoreOp::create(b, loc, data, op.getDst(),
-                                         ValueRange{op.getStage(), row, col});
+    auto store = vector::StoreOp::create(
+        b, loc, data, op.getDst(), ValueRange{op.getStage(), row, dstCol});
     store.setAlignment(16);
   }
 }

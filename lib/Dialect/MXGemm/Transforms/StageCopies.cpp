@@ -51,11 +51,20 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel) {
       config.getStageW() == Staging::PackedRegisters)
     return kernel.emitError("staging 'packed_registers' is not implemented "
                             "yet; use direct, lds_async or lds_sync");
-  if (config.getLdsLayout() == LdsLayout::Xor)
-    return kernel.emitError("lds_layout = xor is not implemented yet; use "
-                            "plain or padded");
+  const bool xorLayout = config.getLdsLayout() == LdsLayout::Xor;
+  if (xorLayout && !llvm::isPowerOf2_64(config.getTileK() / 16))
+    return kernel.emitError("lds_layout = xor needs tile_k / 16 to be a "
+                            "power of two, got tile_k = ")
+           << config.getTileK();
   if (!stageX && !stageW)
     return success();
+
+  // lds_layout = xor permutes chunks with a period of `xorPeriod` ring rows;
+  // wave views start at multiples of their height, so that height must be a
+  // multiple of the period for the views to see the same permutation.
+  const int64_t xorChunks = config.getTileK() / 16;
+  const int64_t xorPeriod =
+      std::max<int64_t>(1, 256 / config.getTileK()) * xorChunks;
 
   SmallVector<WaveMmaOp> mmas;
   kernel.walk([&](WaveMmaOp op) { mmas.push_back(op); });
@@ -69,6 +78,11 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel) {
     if (mma->getParentOp()->isAncestor(v.getParentBlock()->getParentOp()))
       return mma.emitOpError("tile origin must be invariant in the K loop");
 
+  if (xorLayout && ((stageX && mma.getWaveM() % xorPeriod != 0) ||
+                    (stageW && mma.getWaveN() % xorPeriod != 0)))
+    return kernel.emitError("lds_layout = xor permutes chunks every ")
+           << xorPeriod << " rows, which does not divide the wave tile "
+           << mma.getWaveM() << "x" << mma.getWaveN();
   MLIRContext *ctx = kernel.getContext();
   Location loc = mma.getLoc();
   const int64_t progTileM = config.getProgramTileM();
@@ -110,7 +124,8 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel) {
                         b.getI64IntegerAttr(rows), b.getI64IntegerAttr(tileK),
                         b.getI64IntegerAttr(mma.getK()),
                         StagingAttr::get(ctx, mode),
-                        b.getI64IntegerAttr(config.getNumWaves()));
+                        b.getI64IntegerAttr(config.getNumWaves()),
+                        xorLayout ? b.getUnitAttr() : UnitAttr());
   };
 
   Value xView, wView;
@@ -136,6 +151,9 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel) {
     mma.getXTileMutable().assign(xView);
   if (wView)
     mma.getWTileMutable().assign(wView);
+  // The permutation depends on the ring row; wave row offsets are multiples
+  // of 16 rows, a whole period of it, so the views can use their own rows.
+  mma.setXorSwizzle(xorLayout);
   b.setInsertionPointAfter(mma);
   gpu::BarrierOp::create(b, loc);
   return success();

@@ -38,8 +38,6 @@ LogicalResult checkImplementedFields(ScaledMatmulOp op) {
     return unsupported("stage_x = packed_registers", "mxgemm-stage-copies");
   if (c.getStageW() == Staging::PackedRegisters)
     return unsupported("stage_w = packed_registers", "mxgemm-stage-copies");
-  if (c.getLdsLayout() == LdsLayout::Xor)
-    return unsupported("lds_layout = xor", "mxgemm-stage-copies");
   return success();
 }
 
@@ -154,7 +152,7 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     Value acc = kLoop.getRegionIterArgs()[0];
     Value next = WaveMmaOp::create(
         b, loc, accType, x, xs, w, ws, acc, row0, col0, kLoop.getInductionVar(),
-        m, /*x_tile=*/Value(), /*w_tile=*/Value(),
+        m, /*x_tile=*/Value(), /*w_tile=*/Value(), /*xor_swizzle=*/UnitAttr(),
         MfmaShapeAttr::get(ctx, config.getMfma()), b.getI64IntegerAttr(waveM),
         b.getI64IntegerAttr(waveN), b.getI64IntegerAttr(config.getTileK()),
         b.getI64IntegerAttr(k), op.getWScaleAttr());

@@ -69,3 +69,39 @@ func.func @direct(%x: memref<?x512xf8E4M3FN>, %xs: memref<?x16xf8E8M0FNU>,
         memref<4x16xf8E8M0FNU> into memref<?x128xbf16>
   return
 }
+
+// -----
+
+// lds_layout = xor: unpadded rows; copies and MMA carry the swizzle.
+// CHECK-LABEL: gpu.func @xor_layout
+// CHECK-SAME: workgroup(%{{.+}} : memref<1x128x128xf8E4M3FN, #gpu.address_space<workgroup>>, %{{.+}} : memref<1x128x128xf8E4M3FN, #gpu.address_space<workgroup>>)
+// CHECK: mxgemm.copy_to_lds {{.*}}xor_swizzle
+// CHECK: mxgemm.copy_to_lds {{.*}}xor_swizzle
+// CHECK: mxgemm.wave_mma {{.*}}xor_swizzle
+func.func @xor_layout(%x: memref<?x512xf8E4M3FN>, %xs: memref<?x16xf8E8M0FNU>,
+                      %w: memref<128x512xf8E4M3FN>, %ws: memref<4x16xf8E8M0FNU>,
+                      %y: memref<?x128xbf16>) {
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<stage_x = lds_async, stage_w = lds_sync,
+                               lds_layout = xor>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x512xf8E4M3FN>, memref<?x16xf8E8M0FNU>, memref<128x512xf8E4M3FN>,
+        memref<4x16xf8E8M0FNU> into memref<?x128xbf16>
+  return
+}
+
+// -----
+
+// 192-byte rows have 12 chunks: XOR would leave the row.
+func.func @xor_needs_power_of_two(%x: memref<?x576xf8E4M3FN>, %xs: memref<?x18xf8E8M0FNU>,
+                                  %w: memref<128x576xf8E4M3FN>, %ws: memref<4x18xf8E8M0FNU>,
+                                  %y: memref<?x128xbf16>) {
+  // expected-error @+1 {{lds_layout = xor needs tile_k / 16 to be a power of two, got tile_k = 192}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_k = 192, stage_x = lds_async,
+                               lds_layout = xor>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x576xf8E4M3FN>, memref<?x18xf8E8M0FNU>, memref<128x576xf8E4M3FN>,
+        memref<4x18xf8E8M0FNU> into memref<?x128xbf16>
+  return
+}

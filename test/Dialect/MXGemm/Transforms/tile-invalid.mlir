@@ -28,20 +28,6 @@ func.func @pipelined(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
 
 // -----
 
-func.func @lds_layout(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
-                      %w: memref<128x256xf8E4M3FN>, %ws: memref<4x8xf8E8M0FNU>,
-                      %y: memref<?x128xbf16>) {
-  // expected-error @+1 {{config field 'lds_layout = xor' is not implemented yet (mxgemm-stage-copies)}}
-  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
-      {config = #mxgemm.config<lds_layout = xor>,
-       w_scale = #mxgemm.w_scale<block32x32>}
-      : memref<?x256xf8E4M3FN>, memref<?x8xf8E8M0FNU>, memref<128x256xf8E4M3FN>,
-        memref<4x8xf8E8M0FNU> into memref<?x128xbf16>
-  return
-}
-
-// -----
-
 func.func @not_alone(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
                      %w: memref<128x256xf8E4M3FN>, %ws: memref<4x8xf8E8M0FNU>,
                      %y: memref<?x128xbf16>) {

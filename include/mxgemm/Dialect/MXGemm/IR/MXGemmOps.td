@@ -124,7 +124,9 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     operand's data is read from the wave's rows of the current LDS tile
     instead (row `i` of the view is the wave's row `i`, column `j` is
     `k0 + j`), with 16-byte `ds_read_b128`s; scales always come from the
-    global scale tensors in their natural layout.
+    global scale tensors in their natural layout. `xor_swizzle` says the
+    tiles were written with the XOR chunk permutation of
+    `mxgemm.copy_to_lds`.
 
     `acc` holds the accumulators of the `wave_m / mfma_m x wave_n / mfma_n`
     MFMA blocks in block-row-major order, each in the D layout of DESIGN.md
@@ -150,6 +152,7 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
                    Index:$row0, Index:$col0, Index:$k0, Index:$m,
                    Optional<MXGemm_LdsTile>:$x_tile,
                    Optional<MXGemm_LdsTile>:$w_tile,
+                   UnitAttr:$xor_swizzle,
                    MXGemm_MfmaShapeAttr:$mfma,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_m,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_n,
@@ -194,7 +197,10 @@ def MXGemm_CopyToLdsOp : MXGemm_Op<"copy_to_lds"> {
     address each lane loads; no VGPR round trip. `mode = lds_sync` loads
     16 bytes per lane into VGPRs and stores them with `ds_write_b128`.
     The data is visible to other waves only after `mxgemm.wait_copies` and a
-    barrier.
+    barrier. With `xor_swizzle`, the 16-byte chunk `c` of ring row `r` is
+    stored at chunk `c ^ ((r / max(1, 256 / row_bytes)) % chunks_per_row)`
+    (bank-conflict-free `ds_read_b128` without padding); with async copies
+    the permutation is applied to the global address each lane loads.
 
     Example:
 
@@ -214,7 +220,8 @@ def MXGemm_CopyToLdsOp : MXGemm_Op<"copy_to_lds"> {
                    ConfinedAttr<I64Attr, [IntPositive]>:$tile_k,
                    ConfinedAttr<I64Attr, [IntPositive]>:$k,
                    MXGemm_StagingAttr:$mode,
-                   ConfinedAttr<I64Attr, [IntPositive]>:$num_waves);
+                   ConfinedAttr<I64Attr, [IntPositive]>:$num_waves,
+                   UnitAttr:$xor_swizzle);
   let assemblyFormat = [{
     $src `,` $dst `[` $stage `,` $row0 `,` $k0 `,` $row_limit `]` attr-dict
     `:` type($src) `,` type($dst)

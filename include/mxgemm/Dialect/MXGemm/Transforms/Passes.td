@@ -79,9 +79,13 @@ def MXGemmStageCopies : Pass<"mxgemm-stage-copies"> {
     lane into a wave-contiguous 1024-byte LDS span: the layout is chosen by
     which global address each lane loads), `lds_sync` through VGPRs. Padding
     rows by 16 bytes makes the `ds_read_b128` operand reads conflict-free
-    under the 4-phase rule for 128-byte rows. Scales keep their natural
-    global layout. `packed_registers` and `lds_layout = xor` are rejected as
-    not implemented yet.
+    under the 4-phase rule for 128-byte rows; `lds_layout = xor` keeps rows
+    unpadded and permutes the 16-byte chunks of row r by XOR with
+    (r / max(1, 256 / row_bytes)) % chunks_per_row, which also makes the
+    `ds_write_b128`s of `lds_sync` conflict-free (async copies express the
+    permutation through the global address each lane loads). Scales keep
+    their natural global layout. `packed_registers` is rejected as not
+    implemented yet.
 
     Example: `mxgemm-opt --mxgemm-tile --mxgemm-stage-copies in.mlir`.
   }];
