@@ -13,6 +13,10 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "tuning"))
+from mxgemm_tuning import render_config  # noqa: E402
+
 
 def families(tsv):
     rows = []
@@ -35,9 +39,7 @@ def main():
         root, "tuning", "gfx950.json")
     configs = {}
     for e in json.load(open(db_path))["entries"]:
-        configs[(e["key"]["n"], e["key"]["k"])] = ", ".join(
-            "%s = %s" % (k, str(v).lower() if isinstance(v, bool) else v)
-            for k, v in e["config"].items())
+        configs[(e["key"]["n"], e["key"]["k"])] = render_config(e["config"])
     os.makedirs(out, exist_ok=True)
     compiler = os.path.join(build, "bin", "mxgemm-compile")
     total = 0.0

@@ -18,30 +18,22 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mxgemm_perf  # noqa: E402
-
-
-
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tuning"))
+import mxgemm_perf  # noqa: E402
+from mxgemm_tuning import render_config  # noqa: E402
 
 
-def tile_mapper(build, side):
-    """The runtime's program -> tile swizzle for this kernel's config."""
+def tile_mapper(build, side, config):
+    """The runtime's program -> tile swizzle for a kernel built from the
+    database config dict `config` (empty: the defaults, row-major)."""
     sys.path.insert(0, os.path.join(ROOT, "python"))
     os.environ.setdefault("MXGEMM_RUNTIME_LIBRARY",
                           os.path.join(build, "lib", "libmxgemm_runtime.so"))
     import types
     import mxgemm
-    cfg = side["config"]
-
-    def field(name, default):
-        key = name + " = "
-        if key not in cfg:
-            return default
-        v = cfg.split(key)[1].split(",")[0].split(">")[0].strip()
-        return {"true": 1, "false": 0}.get(v, v)
 
     def make(m):
         grid = side["grid"]
@@ -51,15 +43,10 @@ def tile_mapper(build, side):
                   1, 1),
             program_tile_m=grid["program_tile_m"], tile_n=grid["tile_n"],
             num_tiles_n=grid["num_tiles_n"],
-            group_m=int(field("group_m", 1)), group_n=int(field("group_n", 0)),
-            xcd_remap=int(field("xcd_remap", 0)))
+            group_m=config.get("group_m", 1), group_n=config.get("group_n", 0),
+            xcd_remap=int(config.get("xcd_remap", False)))
         return lambda pid: mxgemm.workgroup_tile(plan, pid)
     return make
-
-
-def config_text(cfg):
-    return ", ".join("%s = %s" % (k, str(v).lower() if isinstance(v, bool)
-                                  else v) for k, v in cfg.items())
 
 
 def compile_kernel(build, n, k, config, path):
@@ -100,13 +87,14 @@ def main():
             fam, n, k = line.split("\t")[:3]
             n, k = int(n), int(k)
             entry = db.get((n, k))
-            variants = [("naive", "")]
+            variants = [("naive", {})]
             if entry:
-                variants.append(("tuned", config_text(entry["config"])))
+                variants.append(("tuned", entry["config"]))
             for label, cfg in variants:
                 path = os.path.join(tmp, "%s_%s.hsaco" % (fam, label))
-                side = compile_kernel(args.build, n, k, cfg, path)
-                mapper = tile_mapper(args.build, side)
+                side = compile_kernel(args.build, n, k, render_config(cfg),
+                                      path)
+                mapper = tile_mapper(args.build, side, cfg)
                 for m in ms:
                     # An interior workgroup: full tile, steady state.
                     stats = workgroup_stats(args.build, path, m, 1)
