@@ -509,6 +509,18 @@ mxgemm_status requireHip(mxgemm_context *ctx) {
 // C API
 //===----------------------------------------------------------------------===//
 
+/// One HIP call made on behalf of the caller: HIP is loaded first (its
+/// absence is reported as such), the error is mapped to a status, and no
+/// exception escapes.
+template <typename Call>
+static mxgemm_status callHip(mxgemm_context *context, const char *what,
+                             Call call) {
+  return guarded([&] {
+    mxgemm_status s = requireHip(context);
+    return s ? s : hipCall(context, what, call());
+  });
+}
+
 extern "C" {
 
 const char *mxgemm_version(void) { return "0.1.0"; }
@@ -805,21 +817,14 @@ mxgemm_status mxgemm_device_alloc(mxgemm_context *context, size_t bytes,
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
   *ptr = nullptr;
-  return guarded([&] {
-    mxgemm_status s = requireHip(context);
-    return s ? s
-             : hipCall(context, "hipMalloc",
-                       context->hip.hipMalloc(ptr, bytes));
-  });
+  return callHip(context, "hipMalloc",
+                 [&] { return context->hip.hipMalloc(ptr, bytes); });
 }
 
 mxgemm_status mxgemm_device_free(mxgemm_context *context, void *ptr) {
   if (!ptr)
     return context ? MXGEMM_STATUS_OK : MXGEMM_STATUS_INVALID_ARGUMENT;
-  return guarded([&] {
-    mxgemm_status s = requireHip(context);
-    return s ? s : hipCall(context, "hipFree", context->hip.hipFree(ptr));
-  });
+  return callHip(context, "hipFree", [&] { return context->hip.hipFree(ptr); });
 }
 
 mxgemm_status mxgemm_copy_to_device(mxgemm_context *context, void *dst,
@@ -828,12 +833,8 @@ mxgemm_status mxgemm_copy_to_device(mxgemm_context *context, void *dst,
     setLastError("dst or src is NULL");
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
-  return guarded([&] {
-    mxgemm_status s = requireHip(context);
-    return s ? s
-             : hipCall(context, "hipMemcpy(HostToDevice)",
-                       context->hip.hipMemcpy(dst, src, bytes,
-                                              hipMemcpyHostToDevice));
+  return callHip(context, "hipMemcpy(HostToDevice)", [&] {
+    return context->hip.hipMemcpy(dst, src, bytes, hipMemcpyHostToDevice);
   });
 }
 
@@ -843,12 +844,8 @@ mxgemm_status mxgemm_copy_to_host(mxgemm_context *context, void *dst,
     setLastError("dst or src is NULL");
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
-  return guarded([&] {
-    mxgemm_status s = requireHip(context);
-    return s ? s
-             : hipCall(context, "hipMemcpy(DeviceToHost)",
-                       context->hip.hipMemcpy(dst, src, bytes,
-                                              hipMemcpyDeviceToHost));
+  return callHip(context, "hipMemcpy(DeviceToHost)", [&] {
+    return context->hip.hipMemcpy(dst, src, bytes, hipMemcpyDeviceToHost);
   });
 }
 
@@ -858,21 +855,13 @@ mxgemm_status mxgemm_device_memset(mxgemm_context *context, void *ptr,
     setLastError("ptr is NULL");
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
-  return guarded([&] {
-    mxgemm_status s = requireHip(context);
-    return s ? s
-             : hipCall(context, "hipMemset",
-                       context->hip.hipMemset(ptr, value, bytes));
-  });
+  return callHip(context, "hipMemset",
+                 [&] { return context->hip.hipMemset(ptr, value, bytes); });
 }
 
 mxgemm_status mxgemm_synchronize(mxgemm_context *context, void *stream) {
-  return guarded([&] {
-    mxgemm_status s = requireHip(context);
-    return s ? s
-             : hipCall(context, "hipStreamSynchronize",
-                       context->hip.hipStreamSynchronize(stream));
-  });
+  return callHip(context, "hipStreamSynchronize",
+                 [&] { return context->hip.hipStreamSynchronize(stream); });
 }
 
 mxgemm_status mxgemm_device_info(mxgemm_context *context, char *name,
