@@ -220,6 +220,42 @@ VOP_I16(minI16, 2, i16(a) < i16(b) ? a : b)
 VOP_I16(madU16, 3, lo16(a) * lo16(b) + c)
 VOP_I16(madI16, 3, uint32_t(i16(a) * i16(b)) + c)
 
+/// gfx950 V_BITOP3: any bitwise function of three sources, given by its
+/// truth table `ttbl` (bit (a << 2 | b << 1 | c) is the result for source
+/// bits a, b, c; LLVM's encoding, e.g. 0xf8 = S0 | (S1 & S2)).
+inline uint32_t bitop3(uint32_t a, uint32_t b, uint32_t c, uint32_t ttbl) {
+  uint32_t r = 0;
+  for (unsigned i = 0; i < 8; ++i)
+    if (ttbl >> i & 1)
+      r |= (i & 4 ? a : ~a) & (i & 2 ? b : ~b) & (i & 1 ? c : ~c);
+  return r;
+}
+
+/// V_BITOP3_B16 writes bits [15:0]. Whether gfx950 keeps or zeroes bits
+/// [31:16] is not documented to us (LLVM's zeroesHigh16BitsOfDest does not
+/// list it, i.e. treats them as kept); the two agree when they are already
+/// zero, so any other case fails the run instead of guessing. op_sel and
+/// modifiers (never emitted by LLVM for integer bitop3) fail as well.
+Status bitop3B16(ExecContext &ctx, Wave &w, const Inst &I) {
+  for (unsigned j = 1; j < I.numVals; ++j)
+    if (I.vals[j].mods != 0)
+      return ctx.fail(I, "op_sel/modifiers on v_bitop3_b16 are not modelled");
+  if (I.numImms > 1 && I.imms[1] != 0)
+    return ctx.fail(I, "op_sel on v_bitop3_b16 is not modelled");
+  Src s0(w, I.vals[1]), s1(w, I.vals[2]), s2(w, I.vals[3]);
+  uint32_t *d = w.v[I.vals[0].reg];
+  const uint32_t ttbl = uint32_t(I.imms[0]) & 0xff;
+  bool ambiguous = false;
+  forLanes(w, [&](unsigned l) {
+    ambiguous |= (d[l] >> 16) != 0;
+    d[l] = lo16(bitop3(s0[l], s1[l], s2[l], ttbl)) | (d[l] & 0xffff0000u);
+  });
+  if (ambiguous)
+    return ctx.fail(I, "v_bitop3_b16 into a register whose bits [31:16] are "
+                       "nonzero: keeping or zeroing them is not modelled");
+  return Status::Continue;
+}
+
 inline uint32_t cvtU32(float f) {
   if (std::isnan(f) || f <= 0)
     return 0;
@@ -323,15 +359,9 @@ Status lshlAddU64(ExecContext &, Wave &w, const Inst &I) {
 /// convention src0 = 0xf0, src1 = 0xcc, src2 = 0xaa).
 Status bitop3B32(ExecContext &, Wave &w, const Inst &I) {
   Src s0(w, I.vals[1]), s1(w, I.vals[2]), s2(w, I.vals[3]);
-  uint32_t table = uint32_t(I.imms[0]) & 0xff;
+  const uint32_t table = uint32_t(I.imms[0]) & 0xff;
   uint32_t *d = w.v[I.vals[0].reg];
-  forLanes(w, [&](unsigned l) {
-    uint32_t a = s0[l], b = s1[l], c = s2[l], r = 0;
-    for (unsigned t = 0; t < 8; ++t)
-      if ((table >> t) & 1)
-        r |= ((t & 4) ? a : ~a) & ((t & 2) ? b : ~b) & ((t & 1) ? c : ~c);
-    d[l] = r;
-  });
+  forLanes(w, [&](unsigned l) { d[l] = bitop3(s0[l], s1[l], s2[l], table); });
   return Status::Continue;
 }
 
@@ -787,6 +817,7 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
       {"V_LSHL_OR_B32", lshlOrB32},
       {"V_AND_OR_B32", andOrB32},
       {"V_OR3_B32", or3B32},
+      {"V_BITOP3_B16", bitop3B16},
       {"V_XAD_U32", xadU32},
       {"V_MIN_U32", minU32},
       {"V_MAX_U32", maxU32},

@@ -26,6 +26,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include "mxgemm/Support/TileGrouping.h"
+#include "mxgemm/Support/WeightPanels.h"
 
 #include <cmath>
 #include <cstring>
@@ -528,7 +529,22 @@ int gemmMode(int argc, char **argv, int first) {
            dWs = mem.allocate(W.scales.size()), dY = mem.allocate(ySize);
   mem.copyToDevice(dX, X.data.data(), X.data.size());
   mem.copyToDevice(dXs, X.scales.data(), X.scales.size());
-  mem.copyToDevice(dW, W.data.data(), W.data.size());
+  // stage_w = packed_registers kernels read W packed in MFMA panels, the
+  // layout mxgemm_pack_weights produces (WeightPanels.h).
+  auto stageW = sc.configFields.find("stage_w");
+  if (stageW != sc.configFields.end() &&
+      stageW->second == "packed_registers") {
+    const int64_t nonK = kStep == 128 ? 16 : 32;
+    if (!::mxgemm::canPackWeightPanels(n, kDim, nonK))
+      die("W [" + Twine(n) + ", " + Twine(kDim) +
+          "] cannot be packed into MFMA panels of " + Twine(nonK) + " rows");
+    std::vector<uint8_t> packed(W.data.size());
+    ::mxgemm::packWeightPanels(W.data.data(), packed.data(), n, kDim, nonK);
+    mem.copyToDevice(dW, packed.data(), packed.size());
+    outs() << "W packed in MFMA panels of " << nonK << " rows\n";
+  } else {
+    mem.copyToDevice(dW, W.data.data(), W.data.size());
+  }
   mem.copyToDevice(dWs, W.scales.data(), W.scales.size());
   // A sentinel marks outputs the (possibly sampled) run did not write.
   std::memset(mem.translate(dY, ySize), 0xff, ySize);

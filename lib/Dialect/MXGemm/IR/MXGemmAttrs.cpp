@@ -119,6 +119,11 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "group_m must be positive and group_n non-negative, "
                           "got "
                        << groupM << " x " << groupN;
+  if (stageX == Staging::PackedRegisters)
+    return emitError() << "stage_x = packed_registers is not supported: X "
+                          "changes with every call, and packing it per call "
+                          "is the repacking DESIGN.md section 5 rules out; "
+                          "pack W (stage_w) and stage X through LDS";
   if (stages < 1 || stages > 4)
     return emitError() << "stages must be in 1..4, got " << stages;
   if (stages > 1 && !usesLds(stageX) && !usesLds(stageW))

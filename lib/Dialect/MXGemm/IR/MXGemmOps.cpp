@@ -112,6 +112,9 @@ LogicalResult WaveMmaOp::verify() {
            << getK() << ") must be a multiple of tile_k (" << getTileK() << ")";
   if (getResult().getType() != getAcc().getType())
     return emitOpError("result type must equal the accumulator type");
+  if (getWPanels() && getWTile())
+    return emitOpError("W comes either from MFMA panels (w_panels) or from "
+                       "an LDS tile (w_tile), not both");
   return success();
 }
 

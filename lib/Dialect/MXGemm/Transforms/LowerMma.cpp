@@ -9,7 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
+#include "mxgemm/Support/WeightPanels.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -26,7 +28,7 @@ namespace {
 /// Per-lane coordinates of an MFMA operand: lane l holds row/column
 /// `r = l % nonK` and K-group `g = l / nonK`.
 struct LaneCoords {
-  Value r, g;
+  Value lane, r, g;
 };
 
 class MfmaEmitter {
@@ -35,9 +37,9 @@ public:
       : b(b), loc(loc), nonK(nonK) {
     // Workgroups are whole waves along x, so tid % 64 is the wave64 lane.
     Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-    Value lane = arith::RemUIOp::create(b, loc, tid, idx(64));
-    coords.r = arith::RemUIOp::create(b, loc, lane, idx(nonK));
-    coords.g = arith::DivUIOp::create(b, loc, lane, idx(nonK));
+    coords.lane = arith::RemUIOp::create(b, loc, tid, idx(64));
+    coords.r = arith::RemUIOp::create(b, loc, coords.lane, idx(nonK));
+    coords.g = arith::DivUIOp::create(b, loc, coords.lane, idx(nonK));
   }
 
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
@@ -56,6 +58,15 @@ public:
     Value rowK = add(rowBase, kBase);
     Value first = add(rowK, groupOffset);
     return loadHalves(mem, {}, first, std::nullopt, /*alignment=*/std::nullopt);
+  }
+
+  /// Same bytes as loadOperand, from W packed in MFMA panels: the lane's 32
+  /// bytes are contiguous at `panelBase` (its lane slot in the first panel
+  /// of the block) + kBase * nonK (a panel spans kStep elements of K and
+  /// 2048 = kStep * nonK bytes).
+  Value loadOperandFromPanels(Value mem, Value panelBase, Value kBase) {
+    Value first = add(panelBase, mul(kBase, nonK));
+    return loadHalves(mem, {}, first, add(first, 16), /*alignment=*/16);
   }
 
   /// Same bytes as loadOperand, from the wave's LDS view [rows, tile_k]:
@@ -142,7 +153,8 @@ void lowerWaveMma(WaveMmaOp op) {
 
   // Rows past M re-read the last valid row: in bounds, never stored.
   Value lastRow = arith::SubIOp::create(b, loc, op.getM(), e.idx(1));
-  SmallVector<Value> xRowBase, xsRowBase, wRowBase, wsRowBase;
+  SmallVector<Value> xRowBase, xsRowBase, wRowBase, wsRowBase, wPanelBase;
+  const int64_t panelsPerBlock = k / ::mxgemm::panelKStep(nonK);
   for (int64_t i = 0; i < blocksM; ++i) {
     Value row = e.add(e.add(op.getRow0(), i * nonK), e.coords.r);
     row = arith::MinUIOp::create(b, loc, row, lastRow);
@@ -152,6 +164,11 @@ void lowerWaveMma(WaveMmaOp op) {
   for (int64_t j = 0; j < blocksN; ++j) {
     Value col = e.add(e.add(op.getCol0(), j * nonK), e.coords.r);
     wRowBase.push_back(e.mul(col, k));
+    Value blockIndex = arith::DivUIOp::create(
+        b, loc, e.add(op.getCol0(), j * nonK), e.idx(nonK));
+    wPanelBase.push_back(
+        e.add(e.mul(blockIndex, panelsPerBlock * ::mxgemm::kPanelBytes),
+              e.mul(e.coords.lane, 32)));
     Value scaleRow =
         op.getWScale() == WeightScaleGranularity::PerRow
             ? col
@@ -180,10 +197,14 @@ void lowerWaveMma(WaveMmaOp op) {
       aScale.push_back(e.loadScale(op.getXScales(), xsRowBase[i], kBlock));
     }
     for (int64_t j = 0; j < blocksN; ++j) {
-      bOp.push_back(op.getWTile()
-                        ? e.loadOperandFromLds(op.getWTile(), tileRow[j],
-                                               step * kStep, op.getXorSwizzle())
-                        : e.loadOperand(op.getW(), wRowBase[j], kBase));
+      if (op.getWTile())
+        bOp.push_back(e.loadOperandFromLds(op.getWTile(), tileRow[j],
+                                           step * kStep, op.getXorSwizzle()));
+      else if (op.getWPanels())
+        bOp.push_back(
+            e.loadOperandFromPanels(op.getW(), wPanelBase[j], kBase));
+      else
+        bOp.push_back(e.loadOperand(op.getW(), wRowBase[j], kBase));
       bScale.push_back(e.loadScale(op.getWScales(), wsRowBase[j], kBlock));
     }
     for (int64_t i = 0; i < blocksM; ++i) {
@@ -362,6 +383,23 @@ struct MXGemmLowerMmaPass
       if (isa<WaveMmaOp, StoreTileOp, CopyToLdsOp, WaitCopiesOp>(op))
         ops.push_back(op);
     });
+    for (Operation *op : ops) {
+      // The kernel ABI promises packed W; only stage-copies makes the MMA
+      // read it that way, so lowering without it would misread W.
+      if (auto mma = dyn_cast<WaveMmaOp>(op)) {
+        auto kernel = mma->getParentOfType<gpu::GPUFuncOp>();
+        auto config =
+            kernel ? kernel->getAttrOfType<ConfigAttr>(kConfigAttrName)
+                   : ConfigAttr();
+        if (config && config.getStageW() == Staging::PackedRegisters &&
+            !mma.getWPanels()) {
+          mma.emitOpError("kernel takes W packed in MFMA panels (stage_w = "
+                          "packed_registers) but this op reads row-major W; "
+                          "run mxgemm-stage-copies first");
+          return signalPassFailure();
+        }
+      }
+    }
     for (Operation *op : ops) {
       if (auto mma = dyn_cast<WaveMmaOp>(op))
         lowerWaveMma(mma);

@@ -47,10 +47,11 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel) {
     return success();
   const bool stageX = isLdsStaging(config.getStageX());
   const bool stageW = isLdsStaging(config.getStageW());
-  if (config.getStageX() == Staging::PackedRegisters ||
-      config.getStageW() == Staging::PackedRegisters)
-    return kernel.emitError("staging 'packed_registers' is not implemented "
-                            "yet; use direct, lds_async or lds_sync");
+  if (config.getStageX() == Staging::PackedRegisters)
+    return kernel.emitError("stage_x = packed_registers is not supported");
+  // Packed weights need no copies: the MFMA operand loads read the panels.
+  if (config.getStageW() == Staging::PackedRegisters)
+    kernel.walk([](WaveMmaOp op) { op.setWPanels(true); });
   const bool xorLayout = config.getLdsLayout() == LdsLayout::Xor;
   if (xorLayout && !llvm::isPowerOf2_64(config.getTileK() / 16))
     return kernel.emitError("lds_layout = xor needs tile_k / 16 to be a "

@@ -25,22 +25,6 @@ namespace mlir::mxgemm {
 namespace mlir::mxgemm {
 namespace {
 
-/// Rejects config fields whose implementing pass has not landed, so that a
-/// tuning entry never silently compiles into something else.
-LogicalResult checkImplementedFields(ScaledMatmulOp op) {
-  ConfigAttr c = op.getConfig();
-  auto unsupported = [&](StringRef field, StringRef pass) {
-    return op.emitOpError("config field '")
-           << field << "' is not implemented yet (" << pass
-           << "); remove or change the field";
-  };
-  if (c.getStageX() == Staging::PackedRegisters)
-    return unsupported("stage_x = packed_registers", "mxgemm-stage-copies");
-  if (c.getStageW() == Staging::PackedRegisters)
-    return unsupported("stage_w = packed_registers", "mxgemm-stage-copies");
-  return success();
-}
-
 /// Returns the kernel container of the module, creating it if needed.
 gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module) {
   if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
@@ -81,8 +65,6 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
       return other.emitOpError("cannot be compiled into an mxgemm kernel: "
                                "the function must contain only one "
                                "mxgemm.scaled_matmul");
-  if (failed(checkImplementedFields(op)))
-    return failure();
 
   MLIRContext *ctx = module.getContext();
   ConfigAttr config = op.getConfig();
@@ -153,6 +135,7 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     Value next = WaveMmaOp::create(
         b, loc, accType, x, xs, w, ws, acc, row0, col0, kLoop.getInductionVar(),
         m, /*x_tile=*/Value(), /*w_tile=*/Value(), /*xor_swizzle=*/UnitAttr(),
+        /*w_panels=*/UnitAttr(),
         MfmaShapeAttr::get(ctx, config.getMfma()), b.getI64IntegerAttr(waveM),
         b.getI64IntegerAttr(waveN), b.getI64IntegerAttr(config.getTileK()),
         b.getI64IntegerAttr(k), op.getWScaleAttr());

@@ -81,6 +81,41 @@ func.func @blocks_16x16(%x: memref<8192xf8E4M3FN>, %xs: memref<256xf8E8M0FNU>,
 
 // -----
 
+// W packed in MFMA panels (w_panels): lane l's 32 operand bytes of block
+// column col0 / 32 and K step k0 / 64 are contiguous at
+// (col0 / 32) * (K / 64) * 2048 + 32 * l + 32 * k0 (= k0 / 64 panels of
+// 2048 bytes), read as two 16-byte halves; X keeps its row-major gather.
+// CHECK-LABEL: func.func @panels_32x32
+// CHECK-SAME: %[[COL0:[a-z0-9]+]]: index, %[[K0:[a-z0-9]+]]: index, %{{[a-z0-9]+}}: index) -> vector<16xf32>
+// CHECK: %[[LANE:.+]] = arith.remui %{{.+}}, %c64
+// CHECK: %[[BLOCK:.+]] = arith.divui %[[COL0]], %c32
+// CHECK: %[[SLOT:.+]] = arith.muli %[[LANE]], %c32
+// CHECK: %[[BASE:.+]] = arith.muli %[[BLOCK]], %c8192
+// CHECK: %[[PANEL:.+]] = arith.addi %[[BASE]], %[[SLOT]]
+// CHECK: %[[KOFF:.+]] = arith.muli %[[K0]], %c32
+// CHECK: %[[FIRST:.+]] = arith.addi %[[PANEL]], %[[KOFF]]
+// CHECK: %[[SECOND:.+]] = arith.addi %[[FIRST]], %c16
+// CHECK: %[[B0:.+]] = vector.load %{{.+}}[%[[FIRST]]] {alignment = 16 : i64} : memref<8192xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK: %[[B1:.+]] = vector.load %{{.+}}[%[[SECOND]]] {alignment = 16 : i64} : memref<8192xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK: %[[B:.+]] = vector.shuffle %[[B0]], %[[B1]]
+// CHECK: amdgpu.scaled_mfma 32x32x64 ({{.+}}) * ({{.+}}) + {{.+}} : vector<4xf8E8M0FNU>, vector<32xf8E4M3FN>, vector<4xf8E8M0FNU>, vector<32xf8E4M3FN>, vector<16xf32>
+// CHECK-COUNT-3: amdgpu.scaled_mfma 32x32x64
+// CHECK-NOT: amdgpu.scaled_mfma
+func.func @panels_32x32(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
+                        %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
+                        %acc: vector<16xf32>, %row0: index, %col0: index,
+                        %k0: index, %m: index) -> vector<16xf32> {
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%row0, %col0, %k0, %m]
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 256 : i64, k = 256 : i64, w_panels,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
+        memref<8xf8E8M0FNU>, vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// -----
+
 // D layout: lane l register t of a 32x32 block is row 8*(t/4) + 4*(l/32) +
 // t%4, column l%32; rows at or past M are not stored; BF16 via truncf.
 // CHECK-LABEL: func.func @store_32x32

@@ -105,3 +105,30 @@ func.func @xor_needs_power_of_two(%x: memref<?x576xf8E4M3FN>, %xs: memref<?x18xf
         memref<4x18xf8E8M0FNU> into memref<?x128xbf16>
   return
 }
+
+// -----
+
+// stage_w = packed_registers: W gets no ring and no copies; the MMA reads
+// it from MFMA panels in global memory (w_panels), X is staged as usual.
+// CHECK-LABEL: gpu.func @packed_w
+// CHECK-SAME: workgroup(%[[XR:.+]] : memref<2x64x144xf8E4M3FN, #gpu.address_space<workgroup>>) kernel
+// CHECK: scf.for
+// CHECK: mxgemm.copy_to_lds %{{.+}}, %[[XR]]
+// CHECK-NOT: mxgemm.copy_to_lds
+// CHECK: mxgemm.wait_copies {pending = 0 : i64}
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: mxgemm.wave_mma {{.*}} x_tile(%{{.+}}) {{{.*}}w_panels{{.*}}}
+// CHECK-NOT: w_tile
+func.func @packed_w(%x: memref<?x512xf8E4M3FN>, %xs: memref<?x16xf8E8M0FNU>,
+                    %w: memref<256x512xf8E4M3FN>, %ws: memref<8x16xf8E8M0FNU>,
+                    %y: memref<?x256xbf16>) {
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 128, tile_n = 256, tile_k = 128,
+                               waves_m = 1, waves_n = 4, stage_x = lds_async,
+                               stage_w = packed_registers, stages = 2,
+                               lds_layout = padded, split = 2>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x512xf8E4M3FN>, memref<?x16xf8E8M0FNU>, memref<256x512xf8E4M3FN>,
+        memref<8x16xf8E8M0FNU> into memref<?x256xbf16>
+  return
+}

@@ -1,33 +1,5 @@
 // RUN: mxgemm-opt %s --mxgemm-tile --split-input-file --verify-diagnostics
 
-func.func @staged(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
-                  %w: memref<128x256xf8E4M3FN>, %ws: memref<4x8xf8E8M0FNU>,
-                  %y: memref<?x128xbf16>) {
-  // expected-error @+1 {{config field 'stage_x = packed_registers' is not implemented yet (mxgemm-stage-copies); remove or change the field}}
-  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
-      {config = #mxgemm.config<stage_x = packed_registers>,
-       w_scale = #mxgemm.w_scale<block32x32>}
-      : memref<?x256xf8E4M3FN>, memref<?x8xf8E8M0FNU>, memref<128x256xf8E4M3FN>,
-        memref<4x8xf8E8M0FNU> into memref<?x128xbf16>
-  return
-}
-
-// -----
-
-func.func @pipelined(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
-                     %w: memref<128x256xf8E4M3FN>, %ws: memref<4x8xf8E8M0FNU>,
-                     %y: memref<?x128xbf16>) {
-  // expected-error @+1 {{config field 'stage_w = packed_registers' is not implemented yet (mxgemm-stage-copies)}}
-  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
-      {config = #mxgemm.config<stage_x = lds_sync, stage_w = packed_registers, stages = 2>,
-       w_scale = #mxgemm.w_scale<block32x32>}
-      : memref<?x256xf8E4M3FN>, memref<?x8xf8E8M0FNU>, memref<128x256xf8E4M3FN>,
-        memref<4x8xf8E8M0FNU> into memref<?x128xbf16>
-  return
-}
-
-// -----
-
 func.func @not_alone(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
                      %w: memref<128x256xf8E4M3FN>, %ws: memref<4x8xf8E8M0FNU>,
                      %y: memref<?x128xbf16>) {

@@ -39,6 +39,12 @@ def MXGemm_ScaledMatmulOp : MXGemm_Op<"scaled_matmul"> {
     multiples of its `tile_n` / `tile_k`. The op lowers to one `gpu.func`
     kernel through `mxgemm-tile` (see `mxgemm-to-gfx950`).
 
+    With `stage_w = packed_registers` in the config, the kernel's `W`
+    argument is not row-major: it is W pre-packed once (per weight tensor)
+    into MFMA panels, `include/mxgemm/Support/WeightPanels.h`, as the
+    runtime's `mxgemm_pack_weights` does. The op itself still describes the
+    logical `[N, K]` weights.
+
     Example:
 
     ```mlir
@@ -128,6 +134,12 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     tiles were written with the XOR chunk permutation of
     `mxgemm.copy_to_lds`.
 
+    With `w_panels` (added by `mxgemm-stage-copies` for `stage_w =
+    packed_registers`), `w` holds the weights pre-packed in MFMA panels
+    (`include/mxgemm/Support/WeightPanels.h`): each lane reads its 32
+    operand bytes of an MFMA step with one contiguous global load straight
+    into the MFMA operand registers, with no LDS and no per-lane gather.
+
     `acc` holds the accumulators of the `wave_m / mfma_m x wave_n / mfma_n`
     MFMA blocks in block-row-major order, each in the D layout of DESIGN.md
     section 9 (16 floats per lane for 32x32x64, 4 for 16x16x128).
@@ -153,6 +165,7 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
                    Optional<MXGemm_LdsTile>:$x_tile,
                    Optional<MXGemm_LdsTile>:$w_tile,
                    UnitAttr:$xor_swizzle,
+                   UnitAttr:$w_panels,
                    MXGemm_MfmaShapeAttr:$mfma,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_m,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_n,

@@ -84,8 +84,13 @@ def MXGemmStageCopies : Pass<"mxgemm-stage-copies"> {
     (r / max(1, 256 / row_bytes)) % chunks_per_row, which also makes the
     `ds_write_b128`s of `lds_sync` conflict-free (async copies express the
     permutation through the global address each lane loads). Scales keep
-    their natural global layout. `packed_registers` is rejected as not
-    implemented yet.
+    their natural global layout.
+
+    `stage_w = packed_registers` gives W no ring: the pass marks the
+    `mxgemm.wave_mma` with `w_panels`, so that each lane loads its 32 MFMA
+    operand bytes per step with one contiguous global load from W packed in
+    MFMA panels (`include/mxgemm/Support/WeightPanels.h`; a wave reads 2 KiB
+    contiguous per step). No LDS traffic and no barrier are needed for W.
 
     Example: `mxgemm-opt --mxgemm-tile --mxgemm-stage-copies in.mlir`.
   }];
