@@ -231,11 +231,14 @@ inline uint32_t bitop3(uint32_t a, uint32_t b, uint32_t c, uint32_t ttbl) {
   return r;
 }
 
-/// V_BITOP3_B16 writes bits [15:0]. Whether gfx950 keeps or zeroes bits
-/// [31:16] is not documented to us (LLVM's zeroesHigh16BitsOfDest does not
-/// list it, i.e. treats them as kept); the two agree when they are already
-/// zero, so any other case fails the run instead of guessing. op_sel and
-/// modifiers (never emitted by LLVM for integer bitop3) fail as well.
+/// V_BITOP3_B16 writes bits [15:0] and keeps bits [31:16]. No ISA text
+/// available to us says so directly; it is what LLVM assumes (its
+/// GCNSubtarget::zeroesHigh16BitsOfDest does not list the op, i.e. the high
+/// half is preserved), and it is how gfx9's other op_sel-capable 16-bit VOP3
+/// ops (v_mad_u16, v_fma_f16, ...) behave there, which that list marks as
+/// preserving on gfx9: a destination op_sel that picks the written half only
+/// makes sense if the other half is kept. op_sel and modifiers themselves
+/// (never emitted by LLVM for integer bitop3) fail the run.
 Status bitop3B16(ExecContext &ctx, Wave &w, const Inst &I) {
   for (unsigned j = 1; j < I.numVals; ++j)
     if (I.vals[j].mods != 0)
@@ -245,14 +248,9 @@ Status bitop3B16(ExecContext &ctx, Wave &w, const Inst &I) {
   Src s0(w, I.vals[1]), s1(w, I.vals[2]), s2(w, I.vals[3]);
   uint32_t *d = w.v[I.vals[0].reg];
   const uint32_t ttbl = uint32_t(I.imms[0]) & 0xff;
-  bool ambiguous = false;
   forLanes(w, [&](unsigned l) {
-    ambiguous |= (d[l] >> 16) != 0;
     d[l] = lo16(bitop3(s0[l], s1[l], s2[l], ttbl)) | (d[l] & 0xffff0000u);
   });
-  if (ambiguous)
-    return ctx.fail(I, "v_bitop3_b16 into a register whose bits [31:16] are "
-                       "nonzero: keeping or zeroing them is not modelled");
   return Status::Continue;
 }
 
@@ -500,6 +498,20 @@ Status sdwaOp(ExecContext &ctx, Wave &w, const Inst &I) {
     d[l] = sdwaPlace(Op::f(a, b), d[l], dstSel, dstUnused);
   });
   return Status::Continue;
+}
+
+struct OpCvtF32U32 {
+  static uint32_t f(uint32_t a, uint32_t) { return asBits(float(a)); }
+};
+
+/// SDWA VOP1 ops with a float result carry clamp and omod before the
+/// selects; the emulator models neither, so a nonzero one fails the run.
+template <typename Op>
+Status sdwaFloatResult(ExecContext &ctx, Wave &w, const Inst &I) {
+  if (I.numImms < 5 || I.imms[I.numImms - 5] != 0 ||
+      I.imms[I.numImms - 4] != 0)
+    return ctx.fail(I, "SDWA clamp/omod are not modelled");
+  return sdwaOp<Op, 1>(ctx, w, I);
 }
 
 /// gfx950's VOP3 forms of v_alignbit/v_alignbyte carry an op_sel operand
@@ -896,6 +908,7 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
       {"V_MIN_U16_sdwa", sdwaOp<OpMinU16, 2>},
       {"V_MOV_B32_sdwa", sdwaOp<OpMov, 1>},
       {"V_NOT_B32_sdwa", sdwaOp<OpNot, 1>},
+      {"V_CVT_F32_U32_sdwa", sdwaFloatResult<OpCvtF32U32>},
       {"V_CNDMASK_B32", cndmask},
       {"V_READFIRSTLANE_B32", readfirstlane},
       {"V_READLANE_B32", readlane},
