@@ -158,12 +158,19 @@ def load_db(path):
                 raise DBError(f"{where}: key '{dim}' = {key[dim]} is not a "
                               f"multiple of config '{tile}' = {t}")
         ktuple = tuple(key[f] for f in KEY_FIELDS)
-        for other, orng in by_key.get(ktuple, []):
+        # A caller packs W once per weight tensor, for whatever M comes: all
+        # M ranges of a key must read the same W layout (runtime contract).
+        layout = _weight_layout(config)
+        for other, orng, olayout in by_key.get(ktuple, []):
             if rng[0] <= orng[1] and orng[0] <= rng[1]:
                 raise DBError(f"{where}: M range {rng[0]}..{rng[1]} overlaps "
                               f"entry '{other}' ({orng[0]}..{orng[1]}) of the "
                               f"same key")
-        by_key.setdefault(ktuple, []).append((name, rng))
+            if layout != olayout:
+                raise DBError(f"{where}: reads W as {layout}, but entry "
+                              f"'{other}' of the same key reads {olayout}; "
+                              f"packed weights must serve every M of a key")
+        by_key.setdefault(ktuple, []).append((name, rng, layout))
         entries.append({
             "name": name,
             "kernel": "mxgemm_" + name,
@@ -175,6 +182,14 @@ def load_db(path):
             "note": e.get("note", ""),
         })
     return entries
+
+
+def _weight_layout(config):
+    """The W layout an entry's kernel reads: row-major, or MFMA panels of
+    the config's MFMA shape (include/mxgemm/Support/WeightPanels.h)."""
+    if config.get("stage_w") != "packed_registers":
+        return "row-major"
+    return "mfma panels (%s)" % config.get("mfma", CONFIG_DEFAULTS["mfma"])
 
 
 def write_if_changed(path, text, binary=False):

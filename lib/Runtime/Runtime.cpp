@@ -13,6 +13,7 @@
 
 #include "mxgemm/Runtime/mxgemm_runtime.h"
 #include "mxgemm/Support/TileGrouping.h"
+#include "mxgemm/Support/WeightPanels.h"
 
 #include "HipLibrary.h"
 #include "KernelTable.h"
@@ -26,6 +27,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 using namespace mxgemm::runtime;
 
@@ -233,6 +235,9 @@ struct Decision {
   const KernelEntry *entry = nullptr;
   const LoadedKernel *kernel = nullptr;
   uint32_t gridX = 0;
+  // The W layout of the matching entry, known (and reported) even when
+  // the problem is not eligible because it passes the other layout.
+  mxgemm_weight_layout wLayout = MXGEMM_WEIGHTS_ROW_MAJOR;
 };
 
 bool isFP8(mxgemm_dtype t) {
@@ -289,6 +294,17 @@ mxgemm_status decide(mxgemm_context *ctx, const mxgemm_problem *p,
       (p->w_scale != MXGEMM_SCALE_BLOCK32X32 &&
        p->w_scale != MXGEMM_SCALE_PER_ROW)) {
     msg << "unknown element type or weight-scale granularity value";
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  const bool panels = p->w_layout == MXGEMM_WEIGHTS_MFMA_PANELS;
+  if (!panels && p->w_layout != MXGEMM_WEIGHTS_ROW_MAJOR) {
+    msg << "unknown weight layout value " << int64_t(p->w_layout);
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  if (panels && p->ld_w != 0 && p->ld_w != p->k) {
+    msg << "W packed in MFMA panels has no leading dimension: ld_w must be "
+           "0 or K, got "
+        << p->ld_w;
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
   const int64_t kBlocks = (p->k + 31) / 32;
@@ -393,6 +409,22 @@ mxgemm_status decide(mxgemm_context *ctx, const mxgemm_problem *p,
     msg << " of (N = " << p->n << ", K = " << p->k << ")";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
+  d.wLayout = entry->packedWeights ? MXGEMM_WEIGHTS_MFMA_PANELS
+                                   : MXGEMM_WEIGHTS_ROW_MAJOR;
+  if (entry->packedWeights != panels) {
+    // Same key, same layout for every M range (the tuning tool checks it),
+    // so a caller that packed once never lands here by changing M.
+    reason = MXGEMM_REASON_PACKED_WEIGHTS;
+    if (entry->packedWeights)
+      msg << "kernel '" << entry->kernelName
+          << "' reads W packed in MFMA panels: pack W once with "
+             "mxgemm_pack_weights and set w_layout = "
+             "MXGEMM_WEIGHTS_MFMA_PANELS";
+    else
+      msg << "W is packed in MFMA panels, but kernel '" << entry->kernelName
+          << "' reads row-major W";
+    return MXGEMM_STATUS_NOT_ELIGIBLE;
+  }
 
   // Device rules: load HIP and the modules once.
   ctx->ensureInitialized();
@@ -415,12 +447,6 @@ mxgemm_status decide(mxgemm_context *ctx, const mxgemm_problem *p,
     msg << "code object of entry '" << entry->entryName
         << "' could not be loaded: " << kernel.error.c_str();
     return strict ? MXGEMM_STATUS_HIP_ERROR : MXGEMM_STATUS_NOT_ELIGIBLE;
-  }
-  if (entry->packedWeights) {
-    reason = MXGEMM_REASON_PACKED_WEIGHTS;
-    msg << "kernel '" << entry->kernelName
-        << "' consumes packed weights, which mxgemm_gemm cannot pass yet";
-    return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
   if (tensors) {
     const struct {
@@ -466,6 +492,7 @@ void fillPlan(mxgemm_plan *plan, mxgemm_status status, mxgemm_reason reason,
   plan->group_m = e ? e->groupM : 0;
   plan->group_n = e ? e->groupN : 0;
   plan->xcd_remap = e ? e->xcdRemap : 0;
+  plan->w_layout = d.wLayout;
   plan->m_min = e ? e->mMin : 0;
   plan->m_max = e ? e->mMax : 0;
 }
@@ -714,39 +741,63 @@ mxgemm_status mxgemm_gemm(mxgemm_context *context,
 
 mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
                                   const mxgemm_problem *problem, const void *w,
-                                  const void *ws, void *packed,
-                                  size_t *packed_bytes, void *stream) {
-  if (!context || !problem || !packed_bytes || (packed && (!w || !ws))) {
+                                  void *packed, size_t *packed_bytes,
+                                  void *stream) {
+  if (!context || !problem || !packed_bytes || (packed && !w)) {
     setLastError("context, problem and packed_bytes must be non-NULL, and W "
-                 "and Ws too when packing");
+                 "too when packing");
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
   return guarded([&] {
+    // The kernel is the one mxgemm_gemm picks for the packed problem.
+    mxgemm_problem asPacked = *problem;
+    asPacked.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
+    asPacked.ld_w = 0;
     Decision d;
     mxgemm_reason reason;
     mxgemm_plan plan;
-    mxgemm_status s = decide(context, problem, nullptr, d, reason, plan.message,
-                             sizeof(plan.message));
+    mxgemm_status s = decide(context, &asPacked, nullptr, d, reason,
+                             plan.message, sizeof(plan.message));
     if (s == MXGEMM_STATUS_NOT_ELIGIBLE &&
-        reason == MXGEMM_REASON_PACKED_WEIGHTS)
-      s = MXGEMM_STATUS_OK, d.entry = nullptr; // handled below
+        reason == MXGEMM_REASON_PACKED_WEIGHTS) {
+      setLastError((std::string(plan.message) +
+                    "; nothing to pack, pass W row-major to mxgemm_gemm")
+                       .c_str());
+      return MXGEMM_STATUS_NOT_SUPPORTED;
+    }
     if (s != MXGEMM_STATUS_OK) {
       setLastError(plan.message);
       return s;
     }
-    *packed_bytes = 0;
-    if (d.entry && !d.entry->packedWeights) {
-      MessageBuilder(plan.message, sizeof(plan.message))
-          << "kernel '" << d.entry->kernelName
-          << "' reads W directly (stage_w = direct): pass W unpacked to "
-             "mxgemm_gemm; no packing needed";
-    } else {
-      MessageBuilder(plan.message, sizeof(plan.message))
-          << "weight packing for stage_w = packed_registers is not "
-             "implemented yet (the mxgemm-stage-copies pass has not landed)";
+    const int64_t n = problem->n, k = problem->k;
+    const int64_t nonK = d.entry->kStep == 128 ? 16 : 32;
+    if (!::mxgemm::canPackWeightPanels(n, k, nonK)) {
+      setLastError("internal: the kernel's W cannot be cut into MFMA panels");
+      return MXGEMM_STATUS_INTERNAL;
     }
-    setLastError(plan.message);
-    return MXGEMM_STATUS_NOT_SUPPORTED;
+    const size_t bytes = size_t(n) * size_t(k);
+    *packed_bytes = bytes;
+    if (!packed)
+      return MXGEMM_STATUS_OK;
+    if (reinterpret_cast<uintptr_t>(w) % 16 ||
+        reinterpret_cast<uintptr_t>(packed) % 16) {
+      setLastError("W and the packed buffer must be 16-byte aligned");
+      return MXGEMM_STATUS_INVALID_ARGUMENT;
+    }
+    // Once per weight tensor: through host memory, after W's producers.
+    const HipLibrary &hip = context->hip;
+    if (mxgemm_status e = hipCall(context, "hipStreamSynchronize",
+                                  hip.hipStreamSynchronize(stream)))
+      return e;
+    std::vector<uint8_t> rowMajor(bytes), panels(bytes);
+    if (mxgemm_status e = hipCall(
+            context, "hipMemcpy(DeviceToHost)",
+            hip.hipMemcpy(rowMajor.data(), w, bytes, hipMemcpyDeviceToHost)))
+      return e;
+    ::mxgemm::packWeightPanels(rowMajor.data(), panels.data(), n, k, nonK);
+    return hipCall(
+        context, "hipMemcpy(HostToDevice)",
+        hip.hipMemcpy(packed, panels.data(), bytes, hipMemcpyHostToDevice));
   });
 }
 
@@ -776,6 +827,8 @@ mxgemm_status mxgemm_kernel_get(size_t index, mxgemm_kernel_info *info) {
   info->vgpr_count = e.vgprCount;
   info->agpr_count = e.agprCount;
   info->sgpr_count = e.sgprCount;
+  info->w_layout = e.packedWeights ? MXGEMM_WEIGHTS_MFMA_PANELS
+                                   : MXGEMM_WEIGHTS_ROW_MAJOR;
   return MXGEMM_STATUS_OK;
 }
 

@@ -6,6 +6,9 @@
 - gemm(x, xs, w, ws, out=None, ...): Y = X . W^T through the shim
   (mxgemm_gemm); NumPy/`__array_interface__` inputs are copied to the device,
   objects with data_ptr() are taken as device memory as they are;
+- pack_weights(w, ...): W in the MFMA-panel layout of kernels with
+  stage_w = packed_registers (mxgemm_pack_weights), once per weight tensor;
+  pack_weight_panels(w, mfma): the same layout in NumPy (WeightPanels.h);
 - compile(...): runs mxgemm-compile and returns (code object bytes, sidecar).
 
 The runtime library is found via $MXGEMM_RUNTIME_LIBRARY, then the build tree;
@@ -20,6 +23,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,8 +34,9 @@ from ._mx import (bf16_to_float32, decode_e8m0, decode_table, dequantize,
 
 __all__ = ["quantize_mx", "dequantize", "bf16_to_float32", "encode_fp8",
            "decode_table", "decode_e8m0", "plan", "gemm", "compile",
-           "kernels", "version", "Plan", "Context", "MXGemmError",
-           "NotEligible", "InvalidArgument", "HipError", "CompileError"]
+           "kernels", "version", "pack_weights", "pack_weight_panels",
+           "Plan", "Context", "MXGemmError", "NotEligible",
+           "InvalidArgument", "HipError", "NotSupported", "CompileError"]
 
 
 class MXGemmError(RuntimeError):
@@ -52,12 +57,16 @@ class HipError(MXGemmError):
     pass
 
 
+class NotSupported(MXGemmError):
+    """pack_weights for a kernel that reads row-major W: nothing to pack."""
+
+
 class CompileError(RuntimeError):
     pass
 
 
 _ERRORS = {"NOT_ELIGIBLE": NotEligible, "INVALID_ARGUMENT": InvalidArgument,
-           "HIP_ERROR": HipError}
+           "HIP_ERROR": HipError, "NOT_SUPPORTED": NotSupported}
 
 
 @dataclass
@@ -78,6 +87,8 @@ class Plan:
     group_m: int = 1
     group_n: int = 0
     xcd_remap: int = 0
+    # Layout of W the kernel reads: "row_major" or "mfma_panels".
+    w_layout: str = "row_major"
     m_range: tuple = (0, 0)
 
     @property
@@ -201,13 +212,15 @@ def _context(ctx):
     return _default_context
 
 
-def _problem(m, n, k, x_format, w_format, w_scale, out_type):
+def _problem(m, n, k, x_format, w_format, w_scale, out_type,
+             w_layout="row_major"):
     p = _rt.Problem()
     _library().mxgemm_problem_init(ctypes.byref(p), m, n, k)
     try:
         p.x_type, p.w_type = _rt.DTYPES[x_format], _rt.DTYPES[w_format]
         p.out_type = _rt.DTYPES[out_type]
         p.w_scale = _rt.SCALES[w_scale]
+        p.w_layout = _rt.WEIGHT_LAYOUTS[w_layout]
     except KeyError as e:
         raise InvalidArgument("INVALID_ARGUMENT", f"unknown value {e}")
     return p
@@ -225,14 +238,20 @@ def _plan(ps):
                 num_tiles_n=ps.num_tiles_n, k_step=ps.k_step,
                 group_m=ps.group_m, group_n=ps.group_n,
                 xcd_remap=ps.xcd_remap,
+                w_layout=_rt.WEIGHT_LAYOUT_NAMES.get(ps.w_layout,
+                                                     str(ps.w_layout)),
                 m_range=(ps.m_min, ps.m_max))
 
 
 def plan(m, n, k, x_format="e4m3", w_format="e4m3", w_scale="block32x32",
-         out_type="bf16", ctx=None):
-    """The shim's decision (never raises for NOT_ELIGIBLE; see .eligible)."""
+         out_type="bf16", ctx=None, w_layout="row_major"):
+    """The shim's decision (never raises for NOT_ELIGIBLE; see .eligible).
+
+    `w_layout` is the layout the caller's W is in; a kernel that reads the
+    other one makes the problem NOT_ELIGIBLE with reason PACKED_WEIGHTS.
+    """
     c = _context(ctx)
-    p = _problem(m, n, k, x_format, w_format, w_scale, out_type)
+    p = _problem(m, n, k, x_format, w_format, w_scale, out_type, w_layout)
     ps = _rt.PlanStruct()
     status = c._lib.mxgemm_query(c._handle, ctypes.byref(p), ctypes.byref(ps))
     if status not in (0, 1):
@@ -274,7 +293,9 @@ def kernels():
                     "m_range": (info.m_min, info.m_max),
                     "config": info.config.decode(), "note": info.note.decode(),
                     "code_object_bytes": info.code_object_bytes,
-                    "vgpr_count": info.vgpr_count})
+                    "vgpr_count": info.vgpr_count,
+                    "w_layout": _rt.WEIGHT_LAYOUT_NAMES.get(
+                        info.w_layout, str(info.w_layout))})
     return out
 
 
@@ -284,8 +305,144 @@ def _device_ptr(obj):
     return dp() if callable(dp) else None
 
 
+# MFMA panels (include/mxgemm/Support/WeightPanels.h): rows per panel by MFMA
+# shape; every panel is 64 lanes x 32 operand bytes.
+_PANEL_ROWS = {"m32n32k64": 32, "m16n16k128": 16}
+_PANEL_BYTES = 2048
+
+
+def pack_weight_panels(w, mfma="m32n32k64"):
+    """W [N, K] (FP8 bytes) in the MFMA-panel layout, in NumPy.
+
+    The layout kernels with stage_w = packed_registers read (DESIGN.md
+    section 9's B operand, WeightPanels.h): panels of nonK rows x kStep K
+    (32 x 64 for m32n32k64, 16 x 128 for m16n16k128) ordered [N/nonK][K/kStep];
+    panel byte 32 * l + e of lane l holds W[nb*nonK + l % nonK][ks*kStep + kk]
+    with kk = (kStep/2) * (e >> 4) + 16 * (l // nonK) + (e & 15). Returns a new
+    contiguous array of W's dtype and shape [N, K] (the same N * K bytes, no
+    longer row-major). mxgemm_pack_weights produces the same bytes on the
+    device; this is an independent implementation for tests and for callers
+    that prepare weights offline.
+    """
+    a = np.asarray(w)
+    if a.ndim != 2 or a.dtype.itemsize != 1:
+        raise ValueError(f"w must be 2-D FP8 bytes (itemsize 1), got shape "
+                         f"{a.shape} dtype {a.dtype}")
+    try:
+        non_k = _PANEL_ROWS[mfma]
+    except KeyError:
+        raise ValueError(f"mfma must be one of {sorted(_PANEL_ROWS)}, got "
+                         f"{mfma!r}")
+    n, k = a.shape
+    k_step = _PANEL_BYTES // non_k
+    if n == 0 or k == 0 or n % non_k or k % k_step:
+        raise ValueError(f"W [{n}, {k}] cannot be cut into {mfma} panels "
+                         f"(N % {non_k} and K % {k_step} must be 0)")
+    groups = 64 // non_k  # lane groups g = l // nonK; kStep / 2 = 16 * groups
+    # K offset inside a step = 16 * (h * groups + g) + j for e = 16 * h + j.
+    v = a.reshape(n // non_k, non_k, k // k_step, 2, groups, 16)
+    #               nb        r        ks         h  g       j
+    # Panel (nb, ks), lane l = g * nonK + r, byte e = 16 * h + j.
+    return np.ascontiguousarray(v.transpose(0, 2, 4, 1, 3, 5)).reshape(n, k)
+
+
+def _check_layout(w_layout):
+    if w_layout not in _rt.WEIGHT_LAYOUTS:
+        raise InvalidArgument(
+            "INVALID_ARGUMENT", f"w_layout must be one of "
+            f"{sorted(_rt.WEIGHT_LAYOUTS)}, got {w_layout!r}")
+
+
+def _key_m(n, k, x_format, w_format, w_scale):
+    """Some M the embedded kernels of this key accept (all M ranges of one
+    key share the weight layout), or 1 so the shim names the failed rule."""
+    lib = _library()
+    want = (_rt.DTYPES.get(x_format), _rt.DTYPES.get(w_format),
+            _rt.SCALES.get(w_scale), _rt.DTYPES["bf16"])
+    for i in range(lib.mxgemm_kernel_count()):
+        info = _rt.KernelInfo()
+        lib.mxgemm_kernel_get(i, ctypes.byref(info))
+        types = (info.x_type, info.w_type, info.w_scale, info.out_type)
+        if (info.n, info.k) == (n, k) and types == want:
+            return info.m_min
+    return 1
+
+
+def _pack_on_device(c, p, w_ptr, packed_ptr, stream):
+    """mxgemm_pack_weights of device W into device `packed_ptr` (N * K)."""
+    size = ctypes.c_size_t()
+    status = c._lib.mxgemm_pack_weights(c._handle, ctypes.byref(p), w_ptr,
+                                        packed_ptr, ctypes.byref(size), stream)
+    if status == 1:
+        # The C call reports no reason; the plan of the packed problem does.
+        msg = c._lib.mxgemm_last_error().decode()
+        q = _rt.PlanStruct()
+        p2 = _rt.Problem.from_buffer_copy(p)
+        p2.w_layout, p2.ld_w = _rt.WEIGHT_LAYOUTS["mfma_panels"], 0
+        c._lib.mxgemm_query(c._handle, ctypes.byref(p2), ctypes.byref(q))
+        raise NotEligible("NOT_ELIGIBLE", msg,
+                          _rt.REASONS.get(q.reason, str(q.reason)))
+    # NOT_SUPPORTED is the layout rule: the kernel reads row-major W.
+    c._check(status, reason=11 if status == 4 else 0)
+    return size.value
+
+
+def pack_weights(w, m=None, out=None, x_format="e4m3", w_format="e4m3",
+                 w_scale="block32x32", stream=None, ctx=None):
+    """W [N, K] (row-major FP8 bytes) packed by the shim for its kernel.
+
+    Runs mxgemm_pack_weights: the MFMA-panel layout (pack_weight_panels) that
+    the kernel for (M, N, K, formats) reads. Pack once per weight tensor and
+    pass the result to gemm(..., w_layout="mfma_panels"); the weight scales
+    stay as they are. `m` selects the kernel; None takes the first M range
+    of the key (every M range of a key reads the same layout). Host arrays:
+    W is copied to the device, packed, and the packed bytes are returned as
+    a uint8 [N, K] array (`out` if given). If `w` has data_ptr(), `out` must
+    be device memory with data_ptr() too (it may be `w` itself); `stream` is
+    synchronized (the shim packs through host memory) and `out` is returned.
+    Raises NotSupported if the kernel reads row-major W (nothing to pack),
+    NotEligible if there is no kernel for the problem.
+    """
+    c = _context(ctx)
+    device = _device_ptr(w) is not None
+    if device:
+        if _device_ptr(out) is None:
+            raise InvalidArgument("INVALID_ARGUMENT",
+                                  "device W needs a device `out` (data_ptr())")
+        n, k = tuple(w.shape)
+    else:
+        a = np.asarray(w)
+        if a.ndim != 2 or a.dtype.itemsize != 1:
+            raise InvalidArgument("INVALID_ARGUMENT",
+                                  f"w must be 2-D FP8 bytes (uint8), got "
+                                  f"shape {a.shape} dtype {a.dtype}")
+        n, k = a.shape
+    if m is None:
+        m = _key_m(n, k, x_format, w_format, w_scale)
+    p = _problem(m, n, k, x_format, w_format, w_scale, "bf16")
+    if device:
+        _pack_on_device(c, p, _device_ptr(w), _device_ptr(out), stream)
+        return out
+    # Size query first: a problem without a panel kernel fails before any copy.
+    nbytes = _pack_on_device(c, p, None, None, stream)
+    if out is None:
+        out = np.empty((n, k), dtype=np.uint8)
+    elif out.shape != (n, k) or out.dtype.itemsize != 1 or \
+            not out.flags.c_contiguous or out.nbytes != nbytes:
+        raise InvalidArgument("INVALID_ARGUMENT",
+                              "out must be a contiguous 1-byte [N, K] array")
+    d = c.to_device(a)
+    try:
+        _pack_on_device(c, p, d, d, stream)  # in place: the copy is ours
+        c.to_host(d, out)
+    finally:
+        c.free(d)
+    return out
+
+
 def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
-         w_scale="block32x32", stream=None, ctx=None, workgroups=None):
+         w_scale="block32x32", stream=None, ctx=None, workgroups=None,
+         w_layout="row_major"):
     """Y = X . W^T through the runtime shim; returns Y as BF16 bits (uint16).
 
     x [M, K] / w [N, K]: uint8 FP8 codes; xs [M, K/32] and ws: uint8 E8M0
@@ -296,9 +453,17 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
     and the launch stays asynchronous on `stream`. `workgroups` (emulator
     facade only) executes just those workgroups; other elements of Y are
     left as they were (0xffff when `out` is None).
+    `w_layout` is the layout `w` is in: "row_major", or "mfma_panels" for W
+    from pack_weights (the same [N, K] bytes), which kernels with
+    stage_w = packed_registers read. Pack once per weight tensor: given
+    row-major W for such a kernel, gemm packs a temporary copy on every call
+    (with a RuntimeWarning) and, on device memory, synchronizes `stream`
+    before freeing it. That fallback keeps old callers working; it is not
+    the design.
     Raises NotEligible (with .reason) when the caller's own path must run.
     """
     c = _context(ctx)
+    _check_layout(w_layout)
     ops = [x, xs, w, ws]
     device = all(_device_ptr(o) is not None for o in ops + [out])
     if device:
@@ -326,8 +491,23 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
                 raise InvalidArgument("INVALID_ARGUMENT",
                                       f"{name} has shape {a.shape}, expected "
                                       f"{want[name]}")
-    p = _problem(m, n, k, x_format, w_format, w_scale, "bf16")
-    pre = plan(m, n, k, x_format, w_format, w_scale, "bf16", ctx=c)
+    p = _problem(m, n, k, x_format, w_format, w_scale, "bf16", w_layout)
+    pre = plan(m, n, k, x_format, w_format, w_scale, "bf16", ctx=c,
+               w_layout=w_layout)
+    repack = False
+    if not pre.eligible and pre.reason == "PACKED_WEIGHTS" and \
+            w_layout == "row_major":
+        # The kernel reads MFMA panels and W is row-major: the per-call
+        # fallback packs a temporary copy (callers should pack_weights once).
+        packed = plan(m, n, k, x_format, w_format, w_scale, "bf16", ctx=c,
+                      w_layout="mfma_panels")
+        if packed.eligible:
+            warnings.warn(
+                f"kernel '{packed.kernel}' reads W in MFMA panels: packing W "
+                f"on every call; pack it once with mxgemm.pack_weights and "
+                f"pass w_layout='mfma_panels'", RuntimeWarning, stacklevel=2)
+            pre, repack = packed, True
+            p.w_layout = _rt.WEIGHT_LAYOUTS["mfma_panels"]
     if not pre.eligible:
         raise NotEligible(pre.status, pre.message, pre.reason)
     if workgroups is not None:
@@ -336,10 +516,22 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
     try:
         if device:
             t = _rt.Tensors(*[_device_ptr(o) for o in ops + [out]])
-            status = c._lib.mxgemm_gemm(c._handle, ctypes.byref(p),
-                                        ctypes.byref(t), stream,
-                                        ctypes.byref(ps))
-            c._check(status, ps.message.decode(errors="replace"), ps.reason)
+            tmp = None
+            try:
+                if repack:
+                    tmp = c.alloc(n * k)
+                    _pack_on_device(c, p, t.w, tmp, stream)
+                    t.w = tmp
+                status = c._lib.mxgemm_gemm(c._handle, ctypes.byref(p),
+                                            ctypes.byref(t), stream,
+                                            ctypes.byref(ps))
+                c._check(status, ps.message.decode(errors="replace"),
+                         ps.reason)
+            finally:
+                if tmp is not None:
+                    # The kernel may still read the temporary copy.
+                    c.synchronize(stream)
+                    c.free(tmp)
             return out
         if out is None:
             out = np.full((m, n), 0xFFFF, dtype=np.uint16)
@@ -352,6 +544,9 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
             ptrs = [c.to_device(a) for a in arrays]
             ptrs.append(c.to_device(out))
             t = _rt.Tensors(*ptrs)
+            if repack:
+                # Packed in place: this device copy of W is ours.
+                _pack_on_device(c, p, ptrs[2], ptrs[2], stream)
             status = c._lib.mxgemm_gemm(c._handle, ctypes.byref(p),
                                         ctypes.byref(t), stream,
                                         ctypes.byref(ps))

@@ -18,6 +18,9 @@ REASONS = {0: "NONE", 1: "HIP_UNAVAILABLE", 2: "ARCH_MISMATCH",
            9: "CODE_OBJECT_LOAD", 10: "MISALIGNED", 11: "PACKED_WEIGHTS"}
 DTYPES = {"e4m3": 0, "e5m2": 1, "bf16": 2, "f16": 3, "f32": 4}
 SCALES = {"block32x32": 0, "per_row": 1, "per-row": 1}
+# mxgemm_weight_layout: how W is laid out in memory (WeightPanels.h).
+WEIGHT_LAYOUTS = {"row_major": 0, "mfma_panels": 1}
+WEIGHT_LAYOUT_NAMES = {v: k for k, v in WEIGHT_LAYOUTS.items()}
 
 
 class Problem(ctypes.Structure):
@@ -26,7 +29,8 @@ class Problem(ctypes.Structure):
                 ("w_type", ctypes.c_int), ("w_scale", ctypes.c_int),
                 ("out_type", ctypes.c_int), ("ld_x", ctypes.c_int64),
                 ("ld_xs", ctypes.c_int64), ("ld_w", ctypes.c_int64),
-                ("ld_ws", ctypes.c_int64), ("ld_y", ctypes.c_int64)]
+                ("ld_ws", ctypes.c_int64), ("ld_y", ctypes.c_int64),
+                ("w_layout", ctypes.c_int)]
 
 
 class Tensors(ctypes.Structure):
@@ -45,7 +49,7 @@ class PlanStruct(ctypes.Structure):
                 ("tile_n", ctypes.c_uint32), ("num_tiles_n", ctypes.c_uint32),
                 ("k_step", ctypes.c_uint32), ("group_m", ctypes.c_uint32),
                 ("group_n", ctypes.c_uint32), ("xcd_remap", ctypes.c_uint32),
-                ("m_min", ctypes.c_int64),
+                ("w_layout", ctypes.c_int), ("m_min", ctypes.c_int64),
                 ("m_max", ctypes.c_int64), ("message", ctypes.c_char * 320)]
 
 
@@ -69,7 +73,7 @@ class KernelInfo(ctypes.Structure):
                 ("workgroup_size", ctypes.c_uint32),
                 ("vgpr_count", ctypes.c_uint32),
                 ("agpr_count", ctypes.c_uint32),
-                ("sgpr_count", ctypes.c_uint32)]
+                ("sgpr_count", ctypes.c_uint32), ("w_layout", ctypes.c_int)]
 
 
 def _candidates():
@@ -117,7 +121,8 @@ def _declare(lib):
         "mxgemm_context_destroy": (I, [V]),
         "mxgemm_query": (I, [V, P(Problem), P(PlanStruct)]),
         "mxgemm_gemm": (I, [V, P(Problem), P(Tensors), V, P(PlanStruct)]),
-        "mxgemm_pack_weights": (I, [V, P(Problem), V, V, V, P(S), V]),
+        # (context, problem, w, packed, packed_bytes, stream): no Ws.
+        "mxgemm_pack_weights": (I, [V, P(Problem), V, V, P(S), V]),
         "mxgemm_kernel_count": (S, []),
         "mxgemm_kernel_get": (I, [S, P(KernelInfo)]),
         "mxgemm_plan_workgroup_tile": (I, [P(PlanStruct), ctypes.c_uint32,

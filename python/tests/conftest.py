@@ -5,10 +5,15 @@ MXGEMM_HIP_LIBRARY pointing at build/lib (scripts/test.sh does this).
 """
 
 import os
+import sys
 
 import pytest
 
-import mxgemm
+try:
+    import mxgemm
+except ImportError:  # no PYTHONPATH: the checkout's package
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+    import mxgemm
 
 
 def facade_path():

@@ -16,28 +16,38 @@ def test_version_and_kernels():
     assert all(k["code_object_bytes"] > 0 for k in ks)
 
 
+def _w_layout(n, k):
+    """The W layout the embedded kernel of (N, K) reads."""
+    return next(i["w_layout"] for i in mxgemm.kernels()
+                if (i["n"], i["k"]) == (n, k))
+
+
 def test_plan_without_hip_explains_shape_rules():
     c = mxgemm.Context(hip_library="/nonexistent/libamdhip64.so")
-    p = mxgemm.plan(100, 16384, 1280, ctx=c)
+    lay = _w_layout(16384, 1280)
+    p = mxgemm.plan(100, 16384, 1280, ctx=c, w_layout=lay)
     assert not p.eligible and p.reason == "M_OUT_OF_RANGE"
     assert "8193..16384" in p.message
-    p = mxgemm.plan(16384, 16384, 1280, ctx=c)
+    p = mxgemm.plan(16384, 16384, 1280, ctx=c, w_layout=lay)
     assert p.status == "NOT_ELIGIBLE" and p.reason == "HIP_UNAVAILABLE"
-    assert mxgemm.plan(16384, 16384, 1280, out_type="f32", ctx=c).reason == \
-        "OUTPUT_TYPE"
-    assert mxgemm.plan(16384, 16384, 1280, x_format="bf16", ctx=c).reason == \
-        "NOT_PREQUANTIZED"
+    assert mxgemm.plan(16384, 16384, 1280, out_type="f32", ctx=c,
+                       w_layout=lay).reason == "OUTPUT_TYPE"
+    assert mxgemm.plan(16384, 16384, 1280, x_format="bf16", ctx=c,
+                       w_layout=lay).reason == "NOT_PREQUANTIZED"
     with pytest.raises(mxgemm.InvalidArgument):
         mxgemm.plan(0, 16384, 1280, ctx=c)
     strict = mxgemm.Context(hip_library="/nonexistent/x.so", strict=True)
     with pytest.raises(mxgemm.HipError):
-        mxgemm.plan(16384, 16384, 1280, ctx=strict)
+        mxgemm.plan(16384, 16384, 1280, ctx=strict, w_layout=lay)
 
 
 def test_plan_on_facade(ctx):
-    p = mxgemm.plan(16384, 16384, 1280, ctx=ctx)
-    assert p.eligible and p.kernel == "mxgemm_wq_b"
-    assert p.grid == (128 * 128, 1, 1) and p.block == (256, 1, 1)
+    lay = _w_layout(16384, 1280)
+    p = mxgemm.plan(16384, 16384, 1280, ctx=ctx, w_layout=lay)
+    assert p.eligible and p.kernel == "mxgemm_wq_b" and p.w_layout == lay
+    assert p.num_tiles_n == 16384 // p.tile_n
+    assert p.grid == (16384 // p.program_tile_m * p.num_tiles_n, 1, 1)
+    assert p.block == (256, 1, 1)
     assert "case-table plan" in p.note
     name, cc = ctx.device_info()
     assert cc == (9, 5)
@@ -57,12 +67,17 @@ def test_gemm_on_facade_matches_reference(ctx):
     xf *= np.exp2(rng.integers(-4, 4, (m, k // 32))).repeat(32, 1)
     x, xs = mxgemm.quantize_mx(xf)
     w, ws = mxgemm.quantize_mx(wf, granularity="block32x32")
-    p = mxgemm.plan(m, n, k, ctx=ctx)
+    lay = _w_layout(n, k)
+    p = mxgemm.plan(m, n, k, ctx=ctx, w_layout=lay)
     last = p.grid[0] - 1
-    y = mxgemm.gemm(x, xs, w, ws, ctx=ctx, workgroups=[0, last])
+    # W as the kernel reads it: packed once by the shim if it reads panels.
+    wk = mxgemm.pack_weights(w, ctx=ctx) if lay == "mfma_panels" else w
+    y = mxgemm.gemm(x, xs, wk, ws, ctx=ctx, workgroups=[0, last],
+                    w_layout=lay)
     for wg in (0, last):
         r, c = mxgemm.workgroup_tile(p, wg)
-        rows, cols = slice(r, min(r + 128, m)), slice(c, c + 128)
+        rows = slice(r, min(r + p.program_tile_m, m))
+        cols = slice(c, c + p.tile_n)
         got = mxgemm.bf16_to_float32(y[rows, cols]).astype(np.float64)
         ref = _fp64_reference(x, xs, w, ws, rows, cols)
         assert np.all(np.abs(got - ref) <= 2.0**-7 * np.abs(ref) + 1e-3)
@@ -81,3 +96,39 @@ def test_gemm_not_eligible_and_bad_inputs(ctx):
         mxgemm.gemm(x, xs[:, :39], w, ws, ctx=ctx)
     with pytest.raises(mxgemm.InvalidArgument):
         mxgemm.gemm(x.astype(np.float32), xs, w, ws, ctx=ctx)
+
+
+def test_ctypes_structs_match_the_header(tmp_path):
+    # The ctypes mirrors must have the C layout (field order, enum sizes):
+    # compile offsetof/sizeof of every mirrored field against the header.
+    import ctypes
+    import os
+    import shutil
+    import subprocess
+    from mxgemm import _runtime as rt
+    cc = shutil.which("cc") or shutil.which("clang") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler to read the header's layout")
+    include = os.path.join(os.path.dirname(__file__), "..", "..", "include")
+    structs = {"mxgemm_problem": rt.Problem, "mxgemm_tensors": rt.Tensors,
+               "mxgemm_plan": rt.PlanStruct,
+               "mxgemm_context_options": rt.ContextOptions,
+               "mxgemm_kernel_info": rt.KernelInfo}
+    lines = ["#include <stdio.h>", "#include <stddef.h>",
+             '#include "mxgemm/Runtime/mxgemm_runtime.h"', "int main(void) {"]
+    want = []
+    for cname, py in structs.items():
+        lines.append('printf("%%zu\\n", sizeof(%s));' % cname)
+        want.append(ctypes.sizeof(py))
+        for field, _ in py._fields_:
+            lines.append('printf("%%zu\\n", offsetof(%s, %s));'
+                         % (cname, field))
+            want.append(getattr(py, field).offset)
+    lines += ["return 0;", "}"]
+    src, exe = tmp_path / "layout.c", tmp_path / "layout"
+    src.write_text("\n".join(lines) + "\n")
+    subprocess.run([cc, "-std=c99", "-I", include, str(src), "-o", str(exe)],
+                   check=True)
+    got = [int(v) for v in subprocess.run(
+        [str(exe)], check=True, capture_output=True, text=True).stdout.split()]
+    assert got == want

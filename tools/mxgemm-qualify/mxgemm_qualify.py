@@ -8,6 +8,9 @@ For every case of the case table (family x M) and every seed it
   2. runs the problem through the shim (mxgemm_gemm) on the emulator's HIP
      facade, executing only sampled workgroups (the first, the last, the
      M-edge ones and random ones); a checker finding makes the launch fail;
+     a kernel that reads W in MFMA panels (stage_w = packed_registers) gets
+     W packed once by the shim (mxgemm_pack_weights) into its own buffer,
+     checked byte for byte against NumPy's pack_weight_panels;
   3. checks every sampled output tile bit for bit against the CPU reference
      semantics (docs/Numerics.md: exact sum per MFMA K-step, one FP32
      rounding, BF16 RNE), against the naive kernel of the same MFMA shape run
@@ -18,8 +21,9 @@ For every case of the case table (family x M) and every seed it
      emulator counts of one interior workgroup, tools/mxgemm-bench's model);
 
 and runs the ineligible cases (M out of range, unknown key, f32 output,
-misaligned pointer, non-contiguous scales), each of which must be
-NOT_ELIGIBLE with its reason and must not launch.
+misaligned pointer, non-contiguous scales, W in the other layout than the
+kernel reads), each of which must be NOT_ELIGIBLE with its reason and must
+not launch.
 
 Writes qualification.md and qualification.json (to --out, default the
 current directory). Exit status: 0 all pass, 1 a case failed, 2 a setup
@@ -433,6 +437,15 @@ class Qualifier:
         self.kernel_cache[key] = res
         return res
 
+    def plan_for(self, m, n, k):
+        """The shim's decision as a caller makes it: asked with row-major W,
+        and again with MFMA-panel W when the kernel reads those
+        (PACKED_WEIGHTS); plan.w_layout says which one the kernel reads."""
+        plan = self.mx.plan(m, n, k, ctx=self.ctx)
+        if not plan.eligible and plan.reason == "PACKED_WEIGHTS":
+            plan = self.mx.plan(m, n, k, ctx=self.ctx, w_layout="mfma_panels")
+        return plan
+
     # -- workgroup selection ---------------------------------------------------
     def tiles_of(self, plan):
         grid = plan.grid[0]
@@ -475,24 +488,39 @@ class Qualifier:
                "checks": {}, "failures": []}
         fail = rec["failures"]
         t_start = time.perf_counter()
-        plan = mx.plan(m, n, k, ctx=self.ctx)
+        plan = self.plan_for(m, n, k)
         rec["plan"] = {"status": plan.status, "reason": plan.reason,
                        "message": plan.message, "entry": plan.entry,
                        "kernel": plan.kernel, "config": plan.config,
                        "grid": list(plan.grid), "block": list(plan.block),
                        "program_tile_m": plan.program_tile_m,
                        "tile_n": plan.tile_n, "num_tiles_n": plan.num_tiles_n,
-                       "k_step": plan.k_step, "m_range": list(plan.m_range)}
+                       "k_step": plan.k_step, "m_range": list(plan.m_range),
+                       "w_layout": plan.w_layout}
         if not plan.eligible:
             fail.append("not dispatched: %s: %s" % (plan.reason, plan.message))
             return rec
+        cfg = config_fields(plan.config)
+        panels = plan.w_layout == "mfma_panels"
+        rec["w_layout"] = plan.w_layout
+        # The shim's layout flag, the config and the embedded table agree.
+        emb = self.embedded.get(plan.entry)
+        layouts = {plan.w_layout, "mfma_panels" if cfg.get("stage_w") ==
+                   "packed_registers" else "row_major"}
+        if emb:
+            layouts.add(emb["info"].get("w_layout"))
+        if len(layouts) != 1:
+            fail.append("W layout disagrees: plan %s, config stage_w = %s, "
+                        "kernel table %s" % (plan.w_layout,
+                                             cfg.get("stage_w", "direct"),
+                                             emb and emb["info"].get(
+                                                 "w_layout")))
         want_grid = -(-m // plan.program_tile_m) * plan.num_tiles_n
         if plan.grid[0] != want_grid:
             fail.append("grid %d != ceil(M/%d)*%d = %d" % (
                 plan.grid[0], plan.program_tile_m, plan.num_tiles_n,
                 want_grid))
-        rec["structure"] = structure(config_fields(plan.config))
-        emb = self.embedded.get(plan.entry)
+        rec["structure"] = structure(cfg)
         rec["code_object_sha256"] = emb["sha256"] if emb else None
 
         wgs, tiles, kinds, has_partial = self.sample(plan, m, seed,
@@ -518,14 +546,41 @@ class Qualifier:
             dy = ctx.alloc(ybytes)
             ptrs.append(dy)
             ctx.memset(dy, 0xFF, ybytes)
+            mfma = cfg.get("mfma", "m32n32k64")
+            dw_tuned, inputs = dw, [(x, dx), (xs, dxs), (w, dw), (ws, dws)]
+            if panels:
+                # Packed once, as a caller would, into a buffer of its own:
+                # the naive kernel below reads the row-major W.
+                t0 = time.perf_counter()
+                dpw = ctx.alloc(n * k)
+                ptrs.append(dpw)
+                try:
+                    mx.pack_weights(DevBuf(dw, (n, k)), m=m,
+                                    out=DevBuf(dpw, (n, k)), ctx=ctx)
+                except mx.MXGemmError as e:
+                    fail.append("mxgemm_pack_weights failed: %s" % e)
+                    return rec
+                rec["pack_seconds"] = time.perf_counter() - t0
+                want = mx.pack_weight_panels(w, mfma)
+                got_packed = np.empty_like(want)
+                ctx.to_host(dpw, got_packed)
+                same = bool(np.array_equal(got_packed, want))
+                rec["checks"]["packed_w_matches_numpy"] = same
+                if not same:
+                    fail.append("%d packed W bytes differ from NumPy's "
+                                "pack_weight_panels" % int(np.count_nonzero(
+                                    got_packed != want)))
+                dw_tuned = dpw
+                inputs.append((want, dpw))
             # The tuned kernel through the shim.
             if self.emulated:
                 os.environ["MXGEMM_EMU_WORKGROUPS"] = ",".join(map(str, wgs))
             t0 = time.perf_counter()
             try:
                 mx.gemm(DevBuf(dx, (m, k)), DevBuf(dxs, (m, k // 32)),
-                        DevBuf(dw, (n, k)), DevBuf(dws, ws.shape),
-                        out=DevBuf(dy, (m, n)), ctx=ctx)
+                        DevBuf(dw_tuned, (n, k)), DevBuf(dws, ws.shape),
+                        out=DevBuf(dy, (m, n)), ctx=ctx,
+                        w_layout=plan.w_layout)
                 ctx.synchronize()
                 rec["checks"]["launch"] = "OK (zero checker findings)"
             except mx.MXGemmError as e:
@@ -556,9 +611,9 @@ class Qualifier:
                 if stray:
                     fail.append("%d outputs outside the sampled tiles were "
                                 "written" % stray)
-            # Inputs unchanged.
+            # Inputs unchanged (row-major W and, if any, the packed W).
             same = True
-            for host, dptr in ((x, dx), (xs, dxs), (w, dw), (ws, dws)):
+            for host, dptr in inputs:
                 back = np.empty_like(host)
                 ctx.to_host(dptr, back)
                 same &= bool(np.array_equal(back, host))
@@ -592,7 +647,6 @@ class Qualifier:
 
             # The naive kernel of the same MFMA shape on the same buffers.
             t0 = time.perf_counter()
-            mfma = config_fields(plan.config).get("mfma", "m32n32k64")
             naive_cfg = None if mfma == "m32n32k64" else "mfma = " + mfma
             npath, ncode, nside, _ = self.compile(n, k, naive_cfg, None)
             rec["naive"] = {"kernel": nside["kernel"],
@@ -678,9 +732,8 @@ class Qualifier:
 
     # -- performance figures ---------------------------------------------------
     def perf_case(self, fam, m):
-        mx = self.mx
         n, k = int(fam["N"]), int(fam["K"])
-        plan = mx.plan(m, n, k, ctx=self.ctx)
+        plan = self.plan_for(m, n, k)
         out = {"family": fam["family"], "m": m}
         if not plan.eligible:
             out["error"] = "not dispatched"
@@ -750,10 +803,15 @@ class Qualifier:
 
     # -- ineligible cases --------------------------------------------------------
     def ineligible(self, tuned_fam):
-        mx, ctx, rt = self.mx, self.ctx, None
+        ctx = self.ctx
         from mxgemm import _runtime as rt
         lib = ctx._lib
         n, k = int(tuned_fam["N"]), int(tuned_fam["K"])
+        infos = [e["info"] for e in self.embedded.values()]
+        # The probes give W in the layout the key's kernel reads, so that
+        # only the rule under test fails (the layout rule precedes some).
+        layout = next((i["w_layout"] for i in infos
+                       if (i["n"], i["k"]) == (n, k)), "row_major")
         cases = [
             ("M = 8192 (below the tuned range)", dict(m=8192, n=n, k=k),
              "M_OUT_OF_RANGE"),
@@ -767,16 +825,32 @@ class Qualifier:
             ("non-contiguous X scales (ld_xs = K/32 + 4)",
              dict(m=9199, n=n, k=k, ld_xs=k // 32 + 4), "NOT_CONTIGUOUS"),
         ]
+        # W in the other layout than the kernel reads, both ways where the
+        # library has both kinds of kernel.
+        for has, given, what in (("row_major", "mfma_panels",
+                                  "MFMA-panel W on a row-major-W kernel"),
+                                 ("mfma_panels", "row_major",
+                                  "row-major W on an MFMA-panel kernel")):
+            i = next((i for i in sorted(infos, key=lambda i: (
+                i["n"], i["k"]) != (n, k)) if i["w_layout"] == has), None)
+            if i is not None:
+                cases.append(("%s (%s)" % (what, i["entry"]),
+                              dict(m=min(max(9199, i["m_range"][0]),
+                                         i["m_range"][1]),
+                                   n=i["n"], k=i["k"], w_layout=given),
+                              "PACKED_WEIGHTS"))
         out = []
         for label, c, want in cases:
             m, nn, kk = c["m"], c["n"], c["k"]
             p = rt.Problem()
             lib.mxgemm_problem_init(ctypes.byref(p), m, nn, kk)
+            p.w_layout = rt.WEIGHT_LAYOUTS[c.get("w_layout", layout)]
             if c.get("out") == "f32":
                 p.out_type = rt.DTYPES["f32"]
             if "ld_xs" in c:
                 p.ld_xs = c["ld_xs"]
             rec = {"case": label, "m": m, "n": nn, "k": kk,
+                   "w_layout": c.get("w_layout", layout),
                    "expected_reason": want}
             ys = (4 if c.get("out") == "f32" else 2) * m * nn
             xs_rows = c.get("ld_xs", kk // 32)
@@ -859,8 +933,8 @@ def fmt(v, spec="%.3g"):
 
 
 def table_lines(results, perf):
-    head = ("%-15s %6s %5s %5s  %-21s %6s %4s %5s %5s %6s  %-6s %-6s %s" % (
-        "family", "M", "N", "K", "kernel", "grid", "wgs", "vgpr", "lds",
+    head = ("%-15s %6s %5s %5s  %-21s %-6s %6s %4s %5s %5s %6s  %-6s %-6s %s" % (
+        "family", "M", "N", "K", "kernel", "W", "grid", "wgs", "vgpr", "lds",
         "ref", "naive", "inputs", "result"))
     lines = [head]
     for r in results:
@@ -872,8 +946,10 @@ def table_lines(results, perf):
         nav = sum(s["checks"].get("naive_mismatches", 0) or 0 for s in seeds)
         inp = all(s["checks"].get("inputs_unchanged") for s in seeds)
         plan = seeds[0].get("plan", {})
-        lines.append("%-15s %6d %5d %5d  %-21s %6s %4s %5s %5s %6s  %-6s %-6s %s" % (
-            r["family"], r["m"], r["n"], r["k"], plan.get("kernel", "-"),
+        wl = {"mfma_panels": "panels", "row_major": "rowmaj"}.get(
+            seeds[0].get("w_layout"), "-")
+        lines.append("%-15s %6d %5d %5d  %-21s %-6s %6s %4s %5s %5s %6s  %-6s %-6s %s" % (
+            r["family"], r["m"], r["n"], r["k"], plan.get("kernel", "-"), wl,
             plan.get("grid", [0])[0], sum(len(s.get("workgroups", []))
                                           for s in seeds),
             st.get("vgpr", "?"), st.get("lds_bytes", "?"),
@@ -932,12 +1008,17 @@ def write_reports(out_dir, doc, results, perf, inel, engagement, ok):
               "byte for byte with the naive kernel of the same MFMA shape; "
               "inputs unchanged; no write outside the sampled tiles in the "
               "copied rows; zero checker findings (a finding fails the "
-              "launch).\n")
+              "launch). Column W: `row-major`, or `panels` when the kernel "
+              "reads W in MFMA panels: W was packed once by "
+              "`mxgemm_pack_weights` into its own buffer (its bytes checked "
+              "against NumPy's `pack_weight_panels`), the tuned kernel read "
+              "that buffer and the naive kernel the row-major W; both W "
+              "buffers must be unchanged.\n")
     md.append("```")
     md.extend(table_lines(results, perf))
     md.append("```\n")
-    md.append("| family | M | seed | kernel | config | grid | workgroups (tile row, col) | elements | ref mism. | naive mism. | inputs | s | result |")
-    md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    md.append("| family | M | seed | kernel | config | W | grid | workgroups (tile row, col) | elements | ref mism. | naive mism. | inputs | s | result |")
+    md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         for s in r["seeds"]:
             p = s.get("plan", {})
@@ -945,9 +1026,9 @@ def write_reports(out_dir, doc, results, perf, inel, engagement, ok):
                                             "" if w["kind"] == "random" else
                                             " " + w["kind"])
                            for w in s.get("workgroups", []))
-            md.append("| %s | %d | %d | %s | `%s` | %s | %s | %s | %s | %s | %s | %.1f | %s |" % (
+            md.append("| %s | %d | %d | %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %.1f | %s |" % (
                 r["family"], r["m"], s["seed"], p.get("kernel", "-"),
-                p.get("config", ""), p.get("grid", [0])[0], wgs,
+                p.get("config", ""), w_column(s), p.get("grid", [0])[0], wgs,
                 s.get("elements", 0),
                 s["checks"].get("reference_mismatches", "-"),
                 s["checks"].get("naive_mismatches", "-"),
@@ -988,11 +1069,12 @@ def write_reports(out_dir, doc, results, perf, inel, engagement, ok):
             fmt(model.get("modelled_over_bound"), "%.2f"),
             model.get("limiting_term", p.get("model_error", "n/a"))))
     md.append("\n## Ineligible cases (must be NOT_ELIGIBLE and launch nothing)\n")
-    md.append("| case | M | N | K | status | reason | message | output untouched | result |")
-    md.append("|---|---|---|---|---|---|---|---|---|")
+    md.append("| case | M | N | K | W given | status | reason | message | output untouched | result |")
+    md.append("|---|---|---|---|---|---|---|---|---|---|")
     for r in inel:
-        md.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s |" % (
-            r["case"], r["m"], r["n"], r["k"], r.get("status"),
+        md.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s |" % (
+            r["case"], r["m"], r["n"], r["k"], r.get("w_layout", "-"),
+            r.get("status"),
             r.get("reason"), r.get("message", "").replace("|", "/"),
             r.get("output_untouched"), r.get("result")))
     md.append("\n## Code objects (SHA-256)\n")
@@ -1008,6 +1090,16 @@ def write_reports(out_dir, doc, results, perf, inel, engagement, ok):
               "does not.\n")
     with open(os.path.join(out_dir, "qualification.md"), "w") as f:
         f.write("\n".join(md) + "\n")
+
+
+def w_column(s):
+    """The W cell of a case and seed: how the tuned kernel got W."""
+    if s.get("w_layout") != "mfma_panels":
+        return "row-major" if s.get("w_layout") else "-"
+    ok = s["checks"].get("packed_w_matches_numpy")
+    if ok is None:
+        return "panels (not packed)"
+    return "panels (packed once)" if ok else "panels (packed bytes WRONG)"
 
 
 def engagement_summary(results, inel):
@@ -1028,6 +1120,12 @@ def engagement_summary(results, inel):
     for key, cases in fallbacks.items():
         lines.append("fallback %s: %d cases (%s)" % (key, len(cases),
                                                      ", ".join(cases)))
+    packed = ["%s/%d" % (r["family"], r["m"]) for r in results
+              if r["seeds"][0].get("w_layout") == "mfma_panels"]
+    if packed:
+        lines.append("%d cases read W packed in MFMA panels (mxgemm_pack_"
+                     "weights once per case and seed): %s" % (
+                         len(packed), ", ".join(packed)))
     for r in inel:
         lines.append("ineligible probe '%s': %s %s" % (r["case"],
                                                        r.get("status"),

@@ -3,6 +3,7 @@
 // mxgemm-run --m M --n N --k K [--x-format e4m3|e5m2|bf16] [--w-format ..]
 //            [--w-scale block32x32|per-row] [--out-type bf16|f32] [--seed S]
 //            [--sample N] [--dump DIR] [--hip-library PATH] [--strict]
+//            [--w-layout auto|row-major|panels]
 //
 // Prints the shim's plan (or the rule that makes the problem ineligible)
 // first, then runs the problem through libmxgemm_runtime.so exactly as an
@@ -12,6 +13,9 @@
 // last and random ones; 0 = all). Those tiles are compared bit for bit with
 // the CPU reference. --dump writes x.npy xs.npy w.npy ws.npy y.npy and
 // mask.npy (bool [M, N], the elements that were computed and checked).
+// W is generated row-major; with --w-layout auto (the default) and a kernel
+// that reads MFMA panels, it is packed once with mxgemm_pack_weights, as an
+// engine does at load time. row-major/panels pass the problem as given.
 //
 // Exit status: 0 verified, 1 mismatch or I/O error, 2 invalid arguments,
 // 3 NOT_ELIGIBLE (the caller's fallback path would run), 4 HIP error.
@@ -53,7 +57,7 @@ struct Options {
               outType = "bf16";
   uint64_t seed = 1;
   int64_t sample = 4;
-  std::string dump, hipLibrary;
+  std::string dump, hipLibrary, wLayout = "auto";
   bool strict = false;
 };
 
@@ -62,7 +66,8 @@ struct Options {
                "mxgemm-run: error: %s\nusage: mxgemm-run --m M --n N --k K "
                "[--x-format e4m3|e5m2|bf16] [--w-format ...] [--w-scale "
                "block32x32|per-row] [--out-type bf16|f32] [--seed S] "
-               "[--sample N] [--dump DIR] [--hip-library PATH] [--strict]\n",
+               "[--sample N] [--dump DIR] [--hip-library PATH] [--strict] "
+               "[--w-layout auto|row-major|panels]\n",
                error);
   std::exit(kInvalid);
 }
@@ -125,6 +130,8 @@ Options parse(int argc, char **argv) {
       o.hipLibrary = value();
     else if (a == "--strict")
       o.strict = true;
+    else if (a == "--w-layout")
+      o.wLayout = value();
     else if (a == "--help" || a == "-h")
       usage("help requested");
     else
@@ -216,6 +223,10 @@ int main(int argc, char **argv) {
     p.w_scale = MXGEMM_SCALE_PER_ROW;
   else
     usage("--w-scale must be block32x32 or per-row");
+  if (o.wLayout == "panels")
+    p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
+  else if (o.wLayout != "auto" && o.wLayout != "row-major")
+    usage("--w-layout must be auto, row-major or panels");
 
   bool facade = false;
   std::string hipPath = chooseHipLibrary(o, facade);
@@ -232,6 +243,13 @@ int main(int argc, char **argv) {
               o.wFormat.c_str(), o.wScale.c_str(), o.outType.c_str());
   mxgemm_plan plan;
   mxgemm_status s = mxgemm_query(ctx, &p, &plan);
+  const bool packW = o.wLayout == "auto" && s == MXGEMM_STATUS_NOT_ELIGIBLE &&
+                     plan.reason == MXGEMM_REASON_PACKED_WEIGHTS &&
+                     plan.w_layout == MXGEMM_WEIGHTS_MFMA_PANELS;
+  if (packW) {
+    p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
+    s = mxgemm_query(ctx, &p, &plan);
+  }
   if (s != MXGEMM_STATUS_OK) {
     std::printf("plan: %s %s: %s\n", mxgemm_status_string(s),
                 mxgemm_reason_string(plan.reason), plan.message);
@@ -287,6 +305,17 @@ int main(int argc, char **argv) {
   t.x = dev.upload(x.data);
   t.xs = dev.upload(x.scales);
   t.w = dev.upload(w.data);
+  if (packW) {
+    size_t bytes = 0;
+    dev.check(mxgemm_pack_weights(ctx, &p, t.w, nullptr, &bytes, nullptr));
+    void *packed = dev.alloc(bytes);
+    dev.check(mxgemm_pack_weights(ctx, &p, t.w, packed, &bytes, nullptr));
+    std::printf("weights: packed once in MFMA panels by mxgemm_pack_weights "
+                "(%zu bytes)\n",
+                bytes);
+    std::fflush(stdout);
+    t.w = packed;
+  }
   t.ws = dev.upload(w.scales);
   size_t yBytes = size_t(p.m) * size_t(p.n) * 2;
   t.y = dev.alloc(yBytes);

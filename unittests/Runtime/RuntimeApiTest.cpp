@@ -41,10 +41,12 @@ mxgemm_context_options missingHipOptions(int strict = 0) {
   return o;
 }
 
-// A problem of the wq_b family inside the tuned range.
+// A problem of the wq_b family inside the tuned range; its kernel reads W
+// packed in MFMA panels.
 mxgemm_problem tunedProblem(int64_t m = 16384) {
   mxgemm_problem p;
   mxgemm_problem_init(&p, m, 16384, 1280);
+  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
   return p;
 }
 
@@ -146,6 +148,14 @@ TEST(RuntimeApi, InvalidArguments) {
   q.ld_ws = -1;
   expectInvalid(q, "negative ld");
   q = p;
+  q.w_layout = mxgemm_weight_layout(2);
+  expectInvalid(q, "bad weight layout");
+  q = p;
+  q.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
+  q.ld_w = 2 * q.k; // panels have no leading dimension
+  expectInvalid(q, "ld_w on packed W");
+  EXPECT_NE(std::strstr(plan.message, "no leading dimension"), nullptr);
+  q = p;
   q.m = int64_t(1) << 62;
   expectInvalid(q, "M * K overflows");
   EXPECT_NE(std::strstr(plan.message, "overflows"), nullptr);
@@ -166,11 +176,12 @@ TEST(RuntimeApi, InvalidArguments) {
 
   // Helpers.
   size_t bytes = 0;
-  EXPECT_EQ(mxgemm_pack_weights(g.ctx, &p, nullptr, nullptr, nullptr, nullptr,
-                                nullptr),
+  EXPECT_EQ(mxgemm_pack_weights(g.ctx, &p, nullptr, nullptr, nullptr, nullptr),
             MXGEMM_STATUS_INVALID_ARGUMENT);
-  EXPECT_EQ(mxgemm_pack_weights(nullptr, &p, nullptr, nullptr, nullptr, &bytes,
-                                nullptr),
+  EXPECT_EQ(mxgemm_pack_weights(nullptr, &p, nullptr, nullptr, &bytes, nullptr),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  int notNull = 0; // packing into a buffer needs W
+  EXPECT_EQ(mxgemm_pack_weights(g.ctx, &p, nullptr, &notNull, &bytes, nullptr),
             MXGEMM_STATUS_INVALID_ARGUMENT);
   void *ptr = nullptr;
   EXPECT_EQ(mxgemm_device_alloc(g.ctx, 0, &ptr),

@@ -16,6 +16,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -88,8 +89,10 @@ struct Problem {
 };
 
 /// Launches `prob` with only `workgroups` executed and checks Y: those tiles
-/// bit-exact against the reference, every other element untouched.
-void runAndCheck(mxgemm_context *ctx, const Problem &prob,
+/// bit-exact against the reference, every other element untouched. A kernel
+/// that reads MFMA panels gets W packed once by mxgemm_pack_weights (into a
+/// separate buffer; the row-major W must stay as it was).
+void runAndCheck(mxgemm_context *ctx, Problem prob,
                  const std::vector<uint32_t> &workgroups) {
   std::string list;
   for (uint32_t wg : workgroups)
@@ -103,6 +106,28 @@ void runAndCheck(mxgemm_context *ctx, const Problem &prob,
   ASSERT_EQ(mxgemm_device_memset(ctx, y.ptr, 0xff, yBytes), MXGEMM_STATUS_OK);
   mxgemm_tensors t{x.ptr, xs.ptr, w.ptr, ws.ptr, y.ptr};
   mxgemm_plan plan;
+  mxgemm_status s = mxgemm_query(ctx, &p, &plan);
+  ASSERT_TRUE(s == MXGEMM_STATUS_OK ||
+              plan.reason == MXGEMM_REASON_PACKED_WEIGHTS)
+      << plan.message;
+  std::unique_ptr<DeviceBuffer> packed;
+  if (plan.w_layout == MXGEMM_WEIGHTS_MFMA_PANELS) {
+    size_t bytes = 0;
+    ASSERT_EQ(mxgemm_pack_weights(ctx, &p, nullptr, nullptr, &bytes, nullptr),
+              MXGEMM_STATUS_OK)
+        << mxgemm_last_error();
+    ASSERT_EQ(bytes, prob.w.data.size());
+    packed = std::make_unique<DeviceBuffer>(ctx, bytes);
+    ASSERT_EQ(mxgemm_pack_weights(ctx, &p, w.ptr, packed->ptr, &bytes, nullptr),
+              MXGEMM_STATUS_OK)
+        << mxgemm_last_error();
+    std::vector<uint8_t> rowMajor(bytes);
+    ASSERT_EQ(mxgemm_copy_to_host(ctx, rowMajor.data(), w.ptr, bytes),
+              MXGEMM_STATUS_OK);
+    EXPECT_EQ(rowMajor, prob.w.data) << "packing changed the row-major W";
+    prob.p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
+    t.w = packed->ptr;
+  }
   ASSERT_EQ(mxgemm_gemm(ctx, &p, &t, nullptr, &plan), MXGEMM_STATUS_OK)
       << plan.message;
   ASSERT_EQ(mxgemm_synchronize(ctx, nullptr), MXGEMM_STATUS_OK)
@@ -143,6 +168,7 @@ TEST(RuntimeFacade, PlansForEveryFamily) {
     for (int64_t m : {8193, 9199, 10732, 16384}) {
       mxgemm_problem p;
       mxgemm_problem_init(&p, m, info.n, info.k);
+      p.w_layout = info.w_layout;
       mxgemm_plan plan;
       ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_OK)
           << info.entry << " M=" << m << ": " << plan.message;
@@ -157,6 +183,7 @@ TEST(RuntimeFacade, PlansForEveryFamily) {
                          (info.n / plan.tile_n)));
       EXPECT_EQ(plan.num_tiles_n, uint32_t(info.n / plan.tile_n));
       EXPECT_EQ(plan.k_step, 64u);
+      EXPECT_EQ(plan.w_layout, info.w_layout);
     }
   }
   char name[64];
@@ -170,17 +197,18 @@ TEST(RuntimeFacade, PlansForEveryFamily) {
 TEST(RuntimeFacade, GemmMatchesReferenceOnSampledWorkgroups) {
   REQUIRE_FACADE();
   Context c;
-  // index_query (N = 4096, K = 1280) at the smallest tuned M: 65 x 32
-  // workgroups; the first, an interior one and the last (a 1-row edge tile).
-  Problem prob(8193, 4096, 1280, 7);
-  runAndCheck(c.ctx, prob, {0, 33, 65 * 32 - 1});
+  // shared_gate_up (N = 2304, K = 5120, row-major W) at the smallest tuned
+  // M: 65 x 18 workgroups; the first, an interior one and the last (a 1-row
+  // edge tile).
+  Problem prob(8193, 2304, 5120, 7);
+  runAndCheck(c.ctx, prob, {0, 33, 65 * 18 - 1});
 }
 
 TEST(RuntimeFacade, MisalignedPointersAreNotEligible) {
   REQUIRE_FACADE();
   Context c;
   mxgemm_problem p;
-  mxgemm_problem_init(&p, 8193, 4096, 1280);
+  mxgemm_problem_init(&p, 8193, 2304, 5120);
   DeviceBuffer buf(c.ctx, 4096);
   char *base = static_cast<char *>(buf.ptr);
   mxgemm_tensors t{base, base, base, base + 8, base};
@@ -192,22 +220,57 @@ TEST(RuntimeFacade, MisalignedPointersAreNotEligible) {
       << plan.message;
 }
 
-TEST(RuntimeFacade, WeightPackingIsNotSupportedYet) {
+TEST(RuntimeFacade, PackedWeightsMatchReference) {
   REQUIRE_FACADE();
   Context c;
+  // wq_b (N = 16384, K = 1280) reads W in MFMA panels (tuning database):
+  // its first workgroup, an interior one, and the last (a 1-row edge tile).
+  Problem prob(8193, 16384, 1280, 11);
+  mxgemm_plan plan;
+  ASSERT_EQ(mxgemm_query(c.ctx, &prob.p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_PACKED_WEIGHTS);
+  EXPECT_NE(std::strstr(plan.message, "mxgemm_pack_weights"), nullptr)
+      << plan.message;
+  EXPECT_EQ(plan.w_layout, MXGEMM_WEIGHTS_MFMA_PANELS); // what it wants
+  prob.p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
+  ASSERT_EQ(mxgemm_query(c.ctx, &prob.p, &plan), MXGEMM_STATUS_OK)
+      << plan.message;
+  EXPECT_EQ(plan.w_layout, MXGEMM_WEIGHTS_MFMA_PANELS);
+  prob.p.w_layout = MXGEMM_WEIGHTS_ROW_MAJOR; // runAndCheck packs
+  runAndCheck(c.ctx, prob, {0, 77, plan.grid_x - 1});
+}
+
+TEST(RuntimeFacade, PackingFollowsTheKernel) {
+  REQUIRE_FACADE();
+  Context c;
+  // shared_gate_up's kernel reads row-major W: nothing to pack, and a
+  // problem that claims packed W is not eligible for it.
   mxgemm_problem p;
-  mxgemm_problem_init(&p, 16384, 16384, 1280);
+  mxgemm_problem_init(&p, 16384, 2304, 5120);
   size_t bytes = 123;
-  EXPECT_EQ(mxgemm_pack_weights(c.ctx, &p, nullptr, nullptr, nullptr, &bytes,
-                                nullptr),
+  EXPECT_EQ(mxgemm_pack_weights(c.ctx, &p, nullptr, nullptr, &bytes, nullptr),
             MXGEMM_STATUS_NOT_SUPPORTED);
-  EXPECT_EQ(bytes, 0u);
-  EXPECT_NE(std::strstr(mxgemm_last_error(), "stage_w = direct"), nullptr)
+  EXPECT_EQ(bytes, 123u);
+  EXPECT_NE(std::strstr(mxgemm_last_error(), "reads row-major W"), nullptr)
       << mxgemm_last_error();
-  p.m = 100; // no kernel for this M: nothing to pack for
-  EXPECT_EQ(mxgemm_pack_weights(c.ctx, &p, nullptr, nullptr, nullptr, &bytes,
-                                nullptr),
+  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
+  mxgemm_plan plan;
+  EXPECT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_PACKED_WEIGHTS);
+  // No kernel for this M: nothing to pack for.
+  mxgemm_problem_init(&p, 100, 16384, 1280);
+  EXPECT_EQ(mxgemm_pack_weights(c.ctx, &p, nullptr, nullptr, &bytes, nullptr),
             MXGEMM_STATUS_NOT_ELIGIBLE);
+  // Size query, then misaligned buffers are refused before any copy.
+  mxgemm_problem_init(&p, 16384, 16384, 1280);
+  ASSERT_EQ(mxgemm_pack_weights(c.ctx, &p, nullptr, nullptr, &bytes, nullptr),
+            MXGEMM_STATUS_OK)
+      << mxgemm_last_error();
+  EXPECT_EQ(bytes, size_t(16384) * 1280);
+  DeviceBuffer buf(c.ctx, 64);
+  char *base = static_cast<char *>(buf.ptr);
+  EXPECT_EQ(mxgemm_pack_weights(c.ctx, &p, base + 8, base, &bytes, nullptr),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
 }
 
 TEST(RuntimeFacade, CodeObjectLoadFailure) {
@@ -218,6 +281,7 @@ TEST(RuntimeFacade, CodeObjectLoadFailure) {
   ::unsetenv("MXGEMM_RUNTIME_FAULT");
   mxgemm_problem p;
   mxgemm_problem_init(&p, 8193, 4096, 1280);
+  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
   mxgemm_plan plan;
   EXPECT_EQ(mxgemm_query(lenient.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_CODE_OBJECT_LOAD);
@@ -236,6 +300,7 @@ TEST(RuntimeFacade, WrongArchIsNotEligible) {
   ::unsetenv("MXGEMM_RUNTIME_FAULT");
   mxgemm_problem p;
   mxgemm_problem_init(&p, 8193, 4096, 1280);
+  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
   mxgemm_plan plan;
   EXPECT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_ARCH_MISMATCH);
@@ -248,9 +313,17 @@ TEST(RuntimeFacade, ManyThreadsShareOneContext) {
   Context dry(0, 1); // dry-run: every check and argument packing, no launch
   constexpr int kThreads = 8;
   // fused_qkv (N = 1792, K = 5120): each launching thread has its own Y.
+  // Both kernels read W packed in MFMA panels, packed once up front.
   Problem prob(8193, 1792, 5120, 11);
+  prob.p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
   DeviceBuffer x(c.ctx, prob.x.data), xs(c.ctx, prob.x.scales),
-      w(c.ctx, prob.w.data), ws(c.ctx, prob.w.scales);
+      rowMajorW(c.ctx, prob.w.data), w(c.ctx, prob.w.data.size()),
+      ws(c.ctx, prob.w.scales);
+  size_t packedBytes = w.bytes;
+  ASSERT_EQ(mxgemm_pack_weights(c.ctx, &prob.p, rowMajorW.ptr, w.ptr,
+                                &packedBytes, nullptr),
+            MXGEMM_STATUS_OK)
+      << mxgemm_last_error();
   ::setenv("MXGEMM_EMU_WORKGROUPS", "0", 1);
   std::vector<std::unique_ptr<DeviceBuffer>> ys;
   for (int t = 0; t < 4; ++t)
@@ -265,6 +338,7 @@ TEST(RuntimeFacade, ManyThreadsShareOneContext) {
         mxgemm_problem p;
         int64_t m = 8000 + (i * 37 + t) % 9000;
         mxgemm_problem_init(&p, m, i % 2 ? 1792 : 4096, i % 2 ? 5120 : 1280);
+        p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
         mxgemm_status want = m >= 8193 && m <= 16384
                                  ? MXGEMM_STATUS_OK
                                  : MXGEMM_STATUS_NOT_ELIGIBLE;

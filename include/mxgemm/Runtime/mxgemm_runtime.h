@@ -41,8 +41,8 @@ typedef enum mxgemm_status {
   MXGEMM_STATUS_INVALID_ARGUMENT = 2,
   /* A HIP call failed (or, in strict mode, HIP/a code object is missing). */
   MXGEMM_STATUS_HIP_ERROR = 3,
-  /* The operation exists in the API but not for this kernel/build (weight
-     packing before the packed_registers staging lands). */
+  /* The operation exists in the API but not for this problem (packing the
+     weights of a kernel that reads row-major W). */
   MXGEMM_STATUS_NOT_SUPPORTED = 4,
   /* A bug in the library (an internal invariant failed). */
   MXGEMM_STATUS_INTERNAL = 5
@@ -61,7 +61,7 @@ typedef enum mxgemm_reason {
   MXGEMM_REASON_M_OUT_OF_RANGE = 8,   /* key found, M outside its ranges */
   MXGEMM_REASON_CODE_OBJECT_LOAD = 9, /* hipModuleLoadData/GetFunction */
   MXGEMM_REASON_MISALIGNED = 10,      /* a pointer is not 16-byte aligned */
-  MXGEMM_REASON_PACKED_WEIGHTS = 11   /* kernel/packing mismatch */
+  MXGEMM_REASON_PACKED_WEIGHTS = 11   /* problem.w_layout != the kernel's */
 } mxgemm_reason;
 
 /* Element types. X and W must be FP8 (pre-quantized) for the tuned path;
@@ -81,6 +81,16 @@ typedef enum mxgemm_scale_granularity {
   MXGEMM_SCALE_PER_ROW = 1     /* Ws [N, K/32] */
 } mxgemm_scale_granularity;
 
+/* How W is laid out in memory. Kernels with stage_w = packed_registers read
+   MFMA panels, made once per weight tensor by mxgemm_pack_weights; all
+   others read row-major W. The panel layout depends only on N, K and the
+   MFMA shape, and all M ranges of one (N, K, types) key share it, so one
+   packed tensor serves every M. */
+typedef enum mxgemm_weight_layout {
+  MXGEMM_WEIGHTS_ROW_MAJOR = 0,  /* W [N, K], leading dimension ld_w */
+  MXGEMM_WEIGHTS_MFMA_PANELS = 1 /* packed by mxgemm_pack_weights */
+} mxgemm_weight_layout;
+
 /* One GEMM Y[M,N] = X[M,K] . W[N,K]^T with Xs [M, K/32] and Ws as above.
    Leading dimensions are in elements; 0 means "row-major contiguous". A
    leading dimension larger than the row is legal but NOT_ELIGIBLE (the
@@ -92,6 +102,10 @@ typedef struct mxgemm_problem {
   mxgemm_scale_granularity w_scale; /* default BLOCK32X32 */
   mxgemm_dtype out_type;            /* default BF16 */
   int64_t ld_x, ld_xs, ld_w, ld_ws, ld_y;
+  /* Layout of `w` (default ROW_MAJOR). With MFMA_PANELS, ld_w must be 0 or
+     K; a problem whose kernel reads the other layout is NOT_ELIGIBLE with
+     MXGEMM_REASON_PACKED_WEIGHTS. Weight scales are always row-major. */
+  mxgemm_weight_layout w_layout;
 } mxgemm_problem;
 
 /* Device pointers of the operands (from hipMalloc, or mxgemm_device_alloc). */
@@ -117,6 +131,9 @@ typedef struct mxgemm_plan {
   /* Workgroup -> tile order: group_m x group_n tile groups (group_n 0 = all
      N tiles), XCD remap; 1, 0, 0 is row-major. */
   uint32_t group_m, group_n, xcd_remap;
+  /* The layout of W the kernel reads (also when the problem is
+     NOT_ELIGIBLE with MXGEMM_REASON_PACKED_WEIGHTS). */
+  mxgemm_weight_layout w_layout;
   int64_t m_min, m_max; /* M range of the entry */
   char message[320];    /* human-readable decision / reason */
 } mxgemm_plan;
@@ -147,6 +164,7 @@ typedef struct mxgemm_kernel_info {
   mxgemm_scale_granularity w_scale;
   size_t code_object_bytes;
   uint32_t workgroup_size, vgpr_count, agpr_count, sgpr_count;
+  mxgemm_weight_layout w_layout; /* the layout of W the kernel reads */
 } mxgemm_kernel_info;
 
 /* "0.1.0". */
@@ -160,7 +178,8 @@ MXGEMM_API const char *mxgemm_last_error(void);
 
 /* Defaults: all zero/NULL. */
 MXGEMM_API void mxgemm_context_options_init(mxgemm_context_options *options);
-/* Fills the defaults (E4M3 x E4M3, block32x32, BF16, contiguous) and M/N/K. */
+/* Fills the defaults (E4M3 x E4M3, block32x32, BF16, contiguous row-major)
+   and M/N/K. */
 MXGEMM_API void mxgemm_problem_init(mxgemm_problem *problem, int64_t m,
                                     int64_t n, int64_t k);
 /* `options` may be NULL. HIP is not touched until the first call needing it. */
@@ -182,14 +201,21 @@ MXGEMM_API mxgemm_status mxgemm_gemm(mxgemm_context *context,
                                      const mxgemm_problem *problem,
                                      const mxgemm_tensors *tensors,
                                      void *stream, mxgemm_plan *plan);
-/* Packs W/Ws once per weight tensor for kernels with stage_w =
-   packed_registers. With `packed` NULL, only *packed_bytes is set. No
-   embedded kernel uses packed weights yet (the staging pass has not landed):
-   today this returns MXGEMM_STATUS_NOT_SUPPORTED with the reason. */
+/* Packs the device tensor W [N, K] (row-major, FP8) once per weight tensor
+   into `packed` (device memory, *packed_bytes = N * K bytes, 16-byte
+   aligned; it may be `w` itself) in the MFMA panel layout the kernel for
+   `problem` reads (problem->w_layout is ignored here). Then pass `packed` as
+   tensors.w with problem.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS; Ws stays as
+   it is. With `packed` NULL only *packed_bytes is set. Synchronizes
+   `stream` (producers of W), then copies through host memory: a one-time
+   preparation, not a per-call step. NOT_SUPPORTED if the kernel reads
+   row-major W (nothing to pack); NOT_ELIGIBLE if the problem has no kernel
+   (plan rules as mxgemm_query). The layout is defined in
+   include/mxgemm/Support/WeightPanels.h and docs/Runtime.md. */
 MXGEMM_API mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
                                              const mxgemm_problem *problem,
-                                             const void *w, const void *ws,
-                                             void *packed, size_t *packed_bytes,
+                                             const void *w, void *packed,
+                                             size_t *packed_bytes,
                                              void *stream);
 
 /* Embedded kernel library. */

@@ -47,6 +47,7 @@ static mxgemm_status queryWithoutHip(int strict, mxgemm_plan *plan,
   mxgemm_problem problem;
   mxgemm_problem_init(&problem, info.m_min, info.n, info.k);
   problem.x_type = info.x_type;
+  problem.w_layout = info.w_layout; // the layout the kernel reads
   problem.w_type = info.w_type;
   problem.w_scale = info.w_scale;
   problem.out_type = info.out_type;
