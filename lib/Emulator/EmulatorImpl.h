@@ -141,6 +141,10 @@ struct alignas(64) Wave {
   // not order this wave's memory operations before their accesses).
   uint32_t vmRetiredAtBarrier = 0, lgkmRetiredAtBarrier = 0;
   uint64_t classCount[NumInstClasses];
+  // Statistics only: classCount when each vector-memory operation issued
+  // (index = its sequence number), and the waits measured against them.
+  std::vector<ClassCounts> vmIssueCounts;
+  std::vector<WorkgroupStats::VmWait> vmWaits;
   // Per register: sequence number of the load that will write it.
   uint32_t vPendVm[VgprFileSize];
   uint32_t vPendLgkm[VgprFileSize];

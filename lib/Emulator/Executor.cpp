@@ -162,6 +162,11 @@ void LaunchStats::printJson(raw_ostream &os) const {
       for (auto &e : instructionMix)
         j.attribute(e.first, int64_t(e.second));
     });
+    // The order of the class counts in "vm_waits".
+    j.attributeArray("class_order", [&] {
+      for (unsigned k = 0; k < NumInstClasses; ++k)
+        j.value(instClassName(k));
+    });
     j.attributeArray("workgroups", [&] {
       for (const WorkgroupStats &w : workgroups)
         j.object([&] {
@@ -177,6 +182,24 @@ void LaunchStats::printJson(raw_ostream &os) const {
                   total += wave[k];
                 }
                 j.attribute("instructions", int64_t(total));
+              });
+          });
+          // Per wave: [[counts at issue], [counts at the wait]] per wait,
+          // counts by class in "class_order".
+          auto counts = [&](const ClassCounts &c) {
+            j.array([&] {
+              for (uint64_t n : c)
+                j.value(int64_t(n));
+            });
+          };
+          j.attributeArray("vm_waits", [&] {
+            for (auto &waits : w.vmWaits)
+              j.array([&] {
+                for (const WorkgroupStats::VmWait &wait : waits)
+                  j.array([&] {
+                    counts(wait.issued);
+                    counts(wait.waited);
+                  });
               });
           });
         });
@@ -321,6 +344,8 @@ void initWave(ExecContext &ctx, Wave &w, unsigned waveId, unsigned threads,
   w.vmIssued = w.vmRetired = w.lgkmIssued = w.lgkmRetired = w.smemRetired = 0;
   w.vmRetiredAtBarrier = w.lgkmRetiredAtBarrier = 0;
   std::fill(w.classCount, w.classCount + NumInstClasses, 0);
+  w.vmIssueCounts.clear();
+  w.vmWaits.clear();
   unsigned first = waveId * WaveSize;
   unsigned active = std::min<unsigned>(WaveSize, threads - first);
   w.setExec(active == 64 ? ~0ull : ((1ull << active) - 1));
@@ -415,11 +440,18 @@ bool runWorkgroup(ExecContext &ctx, uint64_t flatId, const uint32_t grid[3],
           return false;
         }
         Taint defined = ctx.checks ? preCheck(ctx, w, I) : Taint();
+        const uint32_t vmIssued = w.vmIssued, vmRetired = w.vmRetired;
         Status st = I.fn(ctx, w, I);
         if (ctx.checks)
           postCheck(w, I, defined);
         if (ctx.stats) {
           ++ctx.perInstCount[index];
+          ClassCounts now;
+          std::copy(w.classCount, w.classCount + NumInstClasses, now.begin());
+          for (uint32_t seq = vmIssued; seq < w.vmIssued; ++seq)
+            w.vmIssueCounts.push_back(now);
+          if (w.vmRetired > vmRetired && w.vmRetired <= w.vmIssueCounts.size())
+            w.vmWaits.push_back({w.vmIssueCounts[w.vmRetired - 1], now});
           ++w.classCount[I.cls];
         }
         ++executed;
@@ -456,6 +488,9 @@ bool runWorkgroup(ExecContext &ctx, uint64_t flatId, const uint32_t grid[3],
     wg.id = flatId;
     wg.waves = numWaves;
     wg.perWave.assign(numWaves, {});
+    wg.vmWaits.assign(numWaves, {});
+    for (unsigned i = 0; i < numWaves; ++i)
+      wg.vmWaits[i] = std::move(ctx.waves[i]->vmWaits);
     for (unsigned i = 0; i < numWaves; ++i)
       for (unsigned c = 0; c < NumInstClasses; ++c) {
         wg.perWave[i][c] = ctx.waves[i]->classCount[c];

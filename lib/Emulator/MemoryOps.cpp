@@ -250,6 +250,12 @@ Status globalLoadLds(ExecContext &ctx, Wave &w, const Inst &I) {
   bool saddr = I.param & PSaddr;
   bool reported = false;
   ++w.vmIssued; // the LDS bytes become valid when this op is waited for
+  // It also takes an LGKM_CNT slot, in order with ds_* ops: LLVM's
+  // SIInsertWaitcnts counts an LDS access for a FLAT-encoded op with an LDS
+  // memory operand (global_load_lds has one) and relies on it, e.g.
+  // ds_read, ds_read, global_load_lds x2, s_waitcnt lgkmcnt(2), use. The
+  // LDS data itself still needs the vmcnt wait.
+  ++w.lgkmIssued;
   forLanes(w, [&](unsigned l) {
     uint64_t a = globalAddress(w, I, l, saddr ? 1 : 0, saddr ? 0 : -1);
     const uint8_t *p = ctx.translate(a, bytes);

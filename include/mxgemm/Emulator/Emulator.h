@@ -87,12 +87,24 @@ struct StatCounters {
   void add(const StatCounters &other);
 };
 
+/// Instruction counts by InstClass.
+using ClassCounts = std::array<uint64_t, NumInstClasses>;
+
 /// One workgroup's counters; `perWave` holds each wave's instruction counts
-/// by class (index = wave id).
+/// by class (index = wave id). `vmWaits[wave]` has one entry per s_waitcnt
+/// that made that wave wait for a vector-memory operation: the wave's
+/// instruction counts (by class, since it started) when the youngest
+/// operation it waited for issued, and at the wait. A cycle model turns them
+/// into the latency left exposed (tools/mxgemm-bench/mxgemm_perf.py); the
+/// emulator itself has no clock.
 struct WorkgroupStats : StatCounters {
   uint64_t id = 0; // flat workgroup id
   uint32_t waves = 0;
-  std::vector<std::array<uint64_t, NumInstClasses>> perWave;
+  std::vector<ClassCounts> perWave;
+  struct VmWait {
+    ClassCounts issued, waited;
+  };
+  std::vector<std::vector<VmWait>> vmWaits;
 };
 
 struct LaunchStats : StatCounters {
