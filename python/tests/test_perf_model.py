@@ -51,3 +51,26 @@ def test_hbm_bytes_row_major_round():
     # XCD x gets programs x, x+8, ...: 4 rows and 5 distinct columns.
     expected = (4 * 128 + 5 * 128) * panel * 8 / 160 + 2 * 128 * 128
     assert abs(got - expected) < 1e-6
+
+
+def test_exposed_latency_replays_the_waits():
+    order = ["mfma", "valu", "salu", "smem", "vmem", "lds", "control"]
+
+    def c(mfma=0, valu=0, salu=0):
+        return [mfma, valu, salu, 0, 0, 0, 0]
+    stats = {"class_order": order, "vm_waits": [
+        # Wave 0: a load at 40 cycles waited at 80 (760 stall); a load
+        # issued at 60, before that wait, waited at 120: ready at 860, and
+        # the clock is already at 120 + 760, so no second stall; a load
+        # issued at 120 and waited 16 MFMAs later (1024 cycles): hidden.
+        [[c(valu=10), c(valu=20)], [c(valu=15), c(valu=30)],
+         [c(valu=30), c(mfma=16, valu=30)]],
+        # Wave 1: a load at 0 waited at 100 (700), then one issued after
+        # that stall, at 101, waited at 201: 700 again.
+        [[c(), c(salu=100)], [c(salu=101), c(salu=201)]]]}
+    assert perf.GLOBAL_LATENCY_CYCLES == 800
+    assert perf.exposed_latency(stats, "m32n32k64") == 1400  # the worst wave
+    # 16x16x128 MFMAs take 32 cycles: 16 of them leave 288 exposed.
+    stats["vm_waits"] = [[[c(), c(mfma=16)]]]
+    assert perf.exposed_latency(stats, "m16n16k128") == 288
+    assert perf.exposed_latency({"class_order": order}, "m32n32k64") == 0

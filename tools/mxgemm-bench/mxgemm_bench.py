@@ -64,7 +64,10 @@ def workgroup_stats(build, hsaco, m, workgroup):
                     "--sidecar", hsaco + ".json", "--m", str(m),
                     "--workgroups", str(workgroup), "--stats-json", stats],
                    check=True, capture_output=True, text=True)
-    return json.load(open(stats))["workgroups"][0]
+    report = json.load(open(stats))
+    wg = report["workgroups"][0]
+    wg["class_order"] = report["class_order"]  # of its "vm_waits"
+    return wg
 
 
 def main():

@@ -27,10 +27,11 @@ MFMA_CYCLES = {"m32n32k64": 64, "m16n16k128": 32}
 # wave64 VALU/VMEM/LDS instructions take 4 passes of 16 lanes on CDNA.
 ISSUE_CYCLES = {"valu": 4, "vmem": 4, "lds": 4, "salu": 1, "smem": 1,
                 "control": 1}
-# A wait that drains every counter exposes one global-memory round trip,
-# hidden only by other resident workgroups (pessimistic: ~2 us / 4.8 k
-# cycles is HBM under load; 800 cycles is the unloaded latency we use).
-DRAIN_WAIT_CYCLES = 800
+# Global-memory latency from issue to data (an assumption: about the
+# unloaded latency; HBM under load is worse). A wave that waits for a load
+# issued fewer cycles ago than this stalls for the difference, which only
+# other resident workgroups' waves can fill.
+GLOBAL_LATENCY_CYCLES = 800
 
 
 def lower_bound(m, n, k, out_bytes=2):
@@ -60,6 +61,39 @@ def occupancy(sidecar):
     wgs = max(0, min(by_regs, by_lds))
     return {"workgroups_per_cu": wgs, "waves_per_simd": waves_per_simd,
             "limit": "lds" if by_lds < by_regs else "registers"}
+
+
+def wave_cycles(counts, mfma_kind):
+    """Issue cycles of a wave's instruction counts by class (a dict)."""
+    return (sum(ISSUE_CYCLES[c] * counts.get(c, 0) for c in ISSUE_CYCLES) +
+            counts.get("mfma", 0) * MFMA_CYCLES[mfma_kind])
+
+
+def exposed_latency(wg_stats, mfma_kind):
+    """Cycles the busiest wave stalls on vector memory. The emulator's
+    'vm_waits' give, per wave and per wait that made it wait, the wave's
+    instruction counts (by class, in 'class_order') when the youngest load
+    it waited for issued and at the wait. Replayed on a clock that advances
+    by issue cycles and by the stalls themselves: a load is ready
+    GLOBAL_LATENCY_CYCLES after it issued, and a wait before that stalls
+    until then. A wait right after a copy exposes nearly all of it; a
+    prefetch a K tile ahead, none; a second wait behind a first one only
+    what the first did not already cover."""
+    order = wg_stats["class_order"]
+    worst = 0
+    for waits in wg_stats.get("vm_waits", []):
+        stalls = []  # (issue cycles at the wait, stall)
+        for issued, waited in waits:
+            t_issue = wave_cycles(dict(zip(order, issued)), mfma_kind)
+            t_wait = wave_cycles(dict(zip(order, waited)), mfma_kind)
+            # Stalls of earlier waits delayed both by what came before them.
+            before_issue = sum(s for at, s in stalls if at < t_issue)
+            before_wait = sum(s for _, s in stalls)
+            ready = t_issue + before_issue + GLOBAL_LATENCY_CYCLES
+            stall = max(0, ready - (t_wait + before_wait))
+            stalls.append((t_wait, stall))
+        worst = max(worst, sum(s for _, s in stalls))
+    return worst
 
 
 def model_case(m, n, k, sidecar, wg_stats, hbm_bytes_per_wg=None):
@@ -95,8 +129,7 @@ def model_case(m, n, k, sidecar, wg_stats, hbm_bytes_per_wg=None):
              wg_stats["global_bytes_read"] +
              wg_stats["global_bytes_written"]) / hbm_share
     t_mem = max(t_l2, t_hbm)
-    drains = wg_stats["full_drain_waits"] / max(1, waves)
-    t_drain = drains * DRAIN_WAIT_CYCLES / w
+    t_drain = exposed_latency(wg_stats, mfma_kind) / w
     terms = {"mfma": t_mfma, "lds": t_lds, "issue": t_issue, "memory": t_mem}
     limit = max(terms, key=terms.get)
     per_wg = terms[limit] + t_drain
