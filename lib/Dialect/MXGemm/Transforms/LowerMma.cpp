@@ -13,6 +13,7 @@
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
 #include "mxgemm/Support/WeightPanels.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 
 #define DEBUG_TYPE "mxgemm-lower-mma"
@@ -142,8 +143,39 @@ public:
   LaneCoords coords;
 };
 
+/// True if `op` is (or holds) a copy into LDS, lowered or not.
+bool isLdsCopy(Operation *op) {
+  bool found = false;
+  op->walk([&](Operation *q) {
+    if (isa<CopyToLdsOp, amdgpu::GatherToLDSOp>(q))
+      found = true;
+    if (auto store = dyn_cast<vector::StoreOp>(q))
+      found |= gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(
+          store.getBase().getType());
+  });
+  return found;
+}
+
+/// Where the MMA's global loads (scales, packed or direct operands) go. In
+/// a pipelined loop the refill copies of a later tile sit between the
+/// barrier that publishes this tile and the MMA; vmcnt retires in issue
+/// order, so loads issued after those copies could only be waited for by
+/// also waiting for the copies (LLVM inserts vmcnt(0)), which serializes
+/// the pipeline. Issued before the copies, they leave the copies in flight.
+Operation *globalLoadPoint(WaveMmaOp op) {
+  bool crossesCopies = false;
+  for (Operation *p = op->getPrevNode(); p; p = p->getPrevNode()) {
+    if (isa<RingBarrierOp>(p))
+      return crossesCopies ? p->getNextNode() : op.getOperation();
+    crossesCopies |= isLdsCopy(p);
+  }
+  return op;
+}
+
 void lowerWaveMma(WaveMmaOp op) {
-  OpBuilder b(op);
+  Operation *loadPoint = globalLoadPoint(op);
+  const bool hoistLoads = loadPoint != op.getOperation();
+  OpBuilder b(loadPoint);
   Location loc = op.getLoc();
   const int64_t nonK = op.getMfmaMN(), kStep = op.getMfmaKSize();
   const int64_t k = op.getK(), kBlocks = k / 32;
@@ -185,28 +217,49 @@ void lowerWaveMma(WaveMmaOp op) {
   auto i32 = [&](int64_t v) { return b.getI32IntegerAttr(v); };
   Value acc = op.getAcc();
   const int64_t accSize = op.getAcc().getType().getNumElements();
-  for (int64_t step = 0, e2 = op.getTileK() / kStep; step < e2; ++step) {
+  // Per step: the operands (null where they come from LDS) and scales.
+  const int64_t steps = op.getTileK() / kStep;
+  SmallVector<SmallVector<Value>> aOf(steps), aScaleOf(steps), bOf(steps),
+      bScaleOf(steps);
+  auto loadGlobals = [&](int64_t step) {
     Value kBase = e.add(op.getK0(), step * kStep);
     Value kBlock = arith::DivUIOp::create(b, loc, kBase, e.idx(32));
-    SmallVector<Value> a, aScale, bOp, bScale;
     for (int64_t i = 0; i < blocksM; ++i) {
-      a.push_back(op.getXTile()
-                      ? e.loadOperandFromLds(op.getXTile(), tileRow[i],
-                                             step * kStep, op.getXorSwizzle())
-                      : e.loadOperand(op.getX(), xRowBase[i], kBase));
-      aScale.push_back(e.loadScale(op.getXScales(), xsRowBase[i], kBlock));
+      aOf[step].push_back(op.getXTile() ? Value()
+                                        : e.loadOperand(op.getX(), xRowBase[i],
+                                                        kBase));
+      aScaleOf[step].push_back(
+          e.loadScale(op.getXScales(), xsRowBase[i], kBlock));
     }
     for (int64_t j = 0; j < blocksN; ++j) {
-      if (op.getWTile())
-        bOp.push_back(e.loadOperandFromLds(op.getWTile(), tileRow[j],
-                                           step * kStep, op.getXorSwizzle()));
-      else if (op.getWPanels())
-        bOp.push_back(
-            e.loadOperandFromPanels(op.getW(), wPanelBase[j], kBase));
-      else
-        bOp.push_back(e.loadOperand(op.getW(), wRowBase[j], kBase));
-      bScale.push_back(e.loadScale(op.getWScales(), wsRowBase[j], kBlock));
+      Value w;
+      if (op.getWPanels())
+        w = e.loadOperandFromPanels(op.getW(), wPanelBase[j], kBase);
+      else if (!op.getWTile())
+        w = e.loadOperand(op.getW(), wRowBase[j], kBase);
+      bOf[step].push_back(w);
+      bScaleOf[step].push_back(
+          e.loadScale(op.getWScales(), wsRowBase[j], kBlock));
     }
+  };
+  if (hoistLoads) {
+    for (int64_t step = 0; step < steps; ++step)
+      loadGlobals(step);
+    b.setInsertionPoint(op);
+  }
+  for (int64_t step = 0; step < steps; ++step) {
+    if (!hoistLoads)
+      loadGlobals(step);
+    SmallVector<Value> &a = aOf[step], &aScale = aScaleOf[step],
+                       &bOp = bOf[step], &bScale = bScaleOf[step];
+    for (int64_t i = 0; i < blocksM; ++i)
+      if (!a[i])
+        a[i] = e.loadOperandFromLds(op.getXTile(), tileRow[i], step * kStep,
+                                    op.getXorSwizzle());
+    for (int64_t j = 0; j < blocksN; ++j)
+      if (!bOp[j])
+        bOp[j] = e.loadOperandFromLds(op.getWTile(), tileRow[j], step * kStep,
+                                      op.getXorSwizzle());
     for (int64_t i = 0; i < blocksM; ++i) {
       for (int64_t j = 0; j < blocksN; ++j) {
         int64_t offset = (i * blocksN + j) * accPer;
@@ -374,14 +427,30 @@ void lowerWait(WaitCopiesOp op) {
   op.erase();
 }
 
+/// s_barrier between single-thread fences: the compiler may not move memory
+/// operations across it, and no wait is added (see RingBarrierOp).
+void lowerRingBarrier(RingBarrierOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release,
+                        "singlethread");
+  ROCDL::SBarrierOp::create(b, loc);
+  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire,
+                        "singlethread");
+  op.erase();
+}
+
 struct MXGemmLowerMmaPass
     : public impl::MXGemmLowerMmaBase<MXGemmLowerMmaPass> {
   using Base::Base;
   void runOnOperation() override {
     SmallVector<Operation *> ops;
+    SmallVector<RingBarrierOp> barriers;
     getOperation()->walk([&](Operation *op) {
       if (isa<WaveMmaOp, StoreTileOp, CopyToLdsOp, WaitCopiesOp>(op))
         ops.push_back(op);
+      else if (auto barrier = dyn_cast<RingBarrierOp>(op))
+        barriers.push_back(barrier);
     });
     for (Operation *op : ops) {
       // The kernel ABI promises packed W; only stage-copies makes the MMA
@@ -407,9 +476,12 @@ struct MXGemmLowerMmaPass
         lowerStoreTile(store);
       else if (auto copy = dyn_cast<CopyToLdsOp>(op))
         lowerCopy(copy);
-      else
-        lowerWait(cast<WaitCopiesOp>(op));
+      else if (auto wait = dyn_cast<WaitCopiesOp>(op))
+        lowerWait(wait);
     }
+    // Last: the MMAs look for their publishing barrier.
+    for (RingBarrierOp barrier : barriers)
+      lowerRingBarrier(barrier);
   }
 };
 

@@ -9,11 +9,16 @@
 // barrier that publishes tile t also proves every wave has finished reading
 // the slot about to be refilled.
 //
-// Wait counts: copies complete in issue order, so before computing tile t a
-// wave may leave in flight the copies of the tiles issued after t, i.e.
-// min(N-2, tiles left after t) tiles' worth. The count must be a lower bound
-// on what *every* wave issued, hence CopyToLdsOp::getMinLoadsPerWave. Other
-// loads issued in between only make the wait stricter, never unsafe.
+// Every iteration issues a whole tile of copies, also past the last tile
+// (the K offset is clamped to it, refilling a free slot with data nobody
+// reads), and so does the prologue. Then exactly N-2 tiles of copies follow
+// tile t's in issue order whatever t is, so one static wait count serves:
+// copies complete in issue order, so before computing tile t a wave may
+// leave (N-2) x its copies per tile in flight. The count must be a lower
+// bound on what *every* wave issued, hence CopyToLdsOp::getMinLoadsPerWave.
+// Static counts also let LLVM's waitcnt insertion keep the copies in flight
+// past the MMA's own loads (a conditional refill makes it assume none were
+// issued and wait for everything).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,27 +41,6 @@ std::optional<int64_t> constantIndex(Value v) {
   return std::nullopt;
 }
 
-/// Emits `wait_copies` with the smallest safe count given how many tiles
-/// follow the current one: nested uniform branches, largest count first.
-void emitWait(OpBuilder &b, Location loc, Value tilesAfter, int64_t maxAhead,
-              int64_t loadsPerTile) {
-  if (maxAhead <= 0 || loadsPerTile == 0) {
-    WaitCopiesOp::create(b, loc, b.getI64IntegerAttr(0));
-    return;
-  }
-  Value enough =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tilesAfter,
-                            arith::ConstantIndexOp::create(b, loc, maxAhead));
-  auto branch = scf::IfOp::create(b, loc, enough, /*withElse=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(branch.thenBlock());
-    WaitCopiesOp::create(b, loc, b.getI64IntegerAttr(maxAhead * loadsPerTile));
-    b.setInsertionPointToStart(branch.elseBlock());
-    emitWait(b, loc, tilesAfter, maxAhead - 1, loadsPerTile);
-  }
-}
-
 LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
   SmallVector<CopyToLdsOp> copies(loop.getBody()->getOps<CopyToLdsOp>());
   if (copies.empty())
@@ -66,9 +50,9 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
     return loop.emitOpError("staged K loop must have exactly one "
                             "mxgemm.wait_copies");
   WaitCopiesOp wait = waits.front();
-  auto publish = dyn_cast_or_null<gpu::BarrierOp>(wait->getNextNode());
+  auto publish = dyn_cast_or_null<RingBarrierOp>(wait->getNextNode());
   Operation *yield = loop.getBody()->getTerminator();
-  auto release = dyn_cast_or_null<gpu::BarrierOp>(yield->getPrevNode());
+  auto release = dyn_cast_or_null<RingBarrierOp>(yield->getPrevNode());
   if (!publish || !release)
     return loop.emitOpError("staged K loop must be copy, wait, barrier, "
                             "compute, barrier (as built by "
@@ -99,11 +83,13 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
   auto idx = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  // Prologue: tiles 0 .. stages-2 into slots 0 .. stages-2.
-  for (int64_t t = 0; t < std::min(stages - 1, numTiles); ++t) {
+  // Prologue: tiles 0 .. stages-2 into slots 0 .. stages-2 (clamped to the
+  // last tile, so that the steady state's wait count always holds).
+  for (int64_t t = 0; t < stages - 1; ++t) {
     IRMapping map;
     map.map(stage, idx(t));
-    map.map(loop.getInductionVar(), idx(t * *step));
+    map.map(loop.getInductionVar(),
+            idx(std::min(t, numTiles - 1) * *step));
     for (CopyToLdsOp c : copies)
       b.clone(*c, map);
   }
@@ -117,21 +103,20 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
   stage.replaceUsesWithIf(
       slot, [&](OpOperand &use) { return loop->isAncestor(use.getOwner()); });
   b.setInsertionPoint(wait);
-  Value lastTile = idx(numTiles - 1);
-  Value tilesAfter = arith::SubIOp::create(b, loc, lastTile, tile);
-  emitWait(b, loc, tilesAfter, stages - 2, loadsPerTile);
+  WaitCopiesOp::create(b, loc,
+                       b.getI64IntegerAttr((stages - 2) * loadsPerTile));
   wait.erase();
 
   b.setInsertionPointAfter(publish);
-  Value aheadK = arith::AddIOp::create(b, loc, iv, idx((stages - 1) * *step));
-  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                        aheadK, idx(*ub));
-  auto refill = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
-  b.setInsertionPointToStart(refill.thenBlock());
+  Value aheadK = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, iv, idx((stages - 1) * *step)),
+      idx(*ub - *step));
   Value aheadTile = arith::AddIOp::create(b, loc, tile, idx(stages - 1));
   Value aheadSlot = arith::RemUIOp::create(b, loc, aheadTile, idx(stages));
+  Operation *refillPoint = aheadSlot.getDefiningOp();
   for (CopyToLdsOp c : copies) {
-    c->moveBefore(refill.thenBlock()->getTerminator());
+    c->moveAfter(refillPoint);
+    refillPoint = c;
     c.getStageMutable().assign(aheadSlot);
     c.getK0Mutable().assign(aheadK);
   }

@@ -42,6 +42,7 @@ void mxgemm::buildMXGemmToGFX950Pipeline(OpPassManager &pm,
   rocdl.chipset = options.chip;
   rocdl.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
+  kernels.addPass(createMXGemmAnnotateLdsAliasing());
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuROCDLAttachTargetOptions target;
   target.chip = options.chip;

@@ -147,7 +147,7 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel) {
   // Every wave's copies must have landed before any wave reads the tile,
   // and every wave must be done reading before the slot is refilled.
   WaitCopiesOp::create(b, loc, b.getI64IntegerAttr(0));
-  gpu::BarrierOp::create(b, loc);
+  RingBarrierOp::create(b, loc);
   if (xView)
     mma.getXTileMutable().assign(xView);
   if (wView)
@@ -156,7 +156,7 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel) {
   // of 16 rows, a whole period of it, so the views can use their own rows.
   mma.setXorSwizzle(xorLayout);
   b.setInsertionPointAfter(mma);
-  gpu::BarrierOp::create(b, loc);
+  RingBarrierOp::create(b, loc);
   return success();
 }
 

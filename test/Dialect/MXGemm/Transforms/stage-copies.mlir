@@ -15,9 +15,9 @@
 // CHECK: mxgemm.copy_to_lds %{{.+}}, %[[WR]][%[[SLOT]], {{.*}}mode = #mxgemm<staging lds_sync>
 // CHECK: %[[WV:.+]] = memref.subview %[[WR]]
 // CHECK: mxgemm.wait_copies {pending = 0 : i64}
-// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: mxgemm.ring_barrier
 // CHECK-NEXT: mxgemm.wave_mma {{.*}} x_tile(%[[XV]] : {{.*}}) w_tile(%[[WV]] : {{.*}})
-// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: mxgemm.ring_barrier
 // CHECK-NEXT: scf.yield
 func.func @staged(%x: memref<?x512xf8E4M3FN>, %xs: memref<?x16xf8E8M0FNU>,
                   %w: memref<128x512xf8E4M3FN>, %ws: memref<4x16xf8E8M0FNU>,
@@ -116,7 +116,7 @@ func.func @xor_needs_power_of_two(%x: memref<?x576xf8E4M3FN>, %xs: memref<?x18xf
 // CHECK: mxgemm.copy_to_lds %{{.+}}, %[[XR]]
 // CHECK-NOT: mxgemm.copy_to_lds
 // CHECK: mxgemm.wait_copies {pending = 0 : i64}
-// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: mxgemm.ring_barrier
 // CHECK-NEXT: mxgemm.wave_mma {{.*}} x_tile(%{{.+}}) {{{.*}}w_panels{{.*}}}
 // CHECK-NOT: w_tile
 func.func @packed_w(%x: memref<?x512xf8E4M3FN>, %xs: memref<?x16xf8E8M0FNU>,

@@ -272,6 +272,26 @@ def MXGemm_WaitCopiesOp : MXGemm_Op<"wait_copies"> {
   let assemblyFormat = "attr-dict";
 }
 
+def MXGemm_RingBarrierOp : MXGemm_Op<"ring_barrier"> {
+  let summary = "workgroup barrier of the LDS operand ring";
+  let description = [{
+    All waves of the workgroup meet (gfx950 `s_barrier`). The barrier itself
+    waits for no memory operation: what it publishes was completed before
+    it, by the `mxgemm.wait_copies` that precedes every publishing barrier
+    (the wave's copies of the tile, `vmcnt`, and its LDS writes,
+    `lgkmcnt(0)`), and by the MFMAs that consumed every operand read before
+    a releasing barrier. `mxgemm-lower-mma` lowers it to `s_barrier`
+    between two single-thread fences, which keep the compiler from moving
+    memory operations across it without adding waits. A `gpu.barrier`
+    (workgroup-scope fences) or `amdgpu.lds_barrier` (LDS-scope fences)
+    would make LLVM wait for every copy still in flight, including the
+    refills of later tiles, and serialize the pipeline.
+
+    Example: `mxgemm.ring_barrier`
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def MXGemm_StoreTileOp : MXGemm_Op<"store_tile"> {
   let summary = "stores one wave's accumulators to the output, masked by M";
   let description = [{

@@ -72,8 +72,9 @@ def MXGemmStageCopies : Pass<"mxgemm-stage-copies"> {
     `stages` slots of `[rows, tile_k (+16 if lds_layout = padded)]` bytes
     per staged operand (a `gpu.func` workgroup attribution), and rewrites
     the K loop body into: `mxgemm.copy_to_lds` of the K tile into slot 0,
-    `mxgemm.wait_copies {pending = 0}`, `gpu.barrier`, the `mxgemm.wave_mma`
-    reading that operand from the wave's rows of the slot, `gpu.barrier`.
+    `mxgemm.wait_copies {pending = 0}`, `mxgemm.ring_barrier`, the
+    `mxgemm.wave_mma` reading that operand from the wave's rows of the slot,
+    `mxgemm.ring_barrier`.
 
     `lds_async` copies with gfx950 `global_load_lds_dwordx4` (16 bytes per
     lane into a wave-contiguous 1024-byte LDS span: the layout is chosen by
@@ -132,19 +133,27 @@ def MXGemmLowerMma : Pass<"mxgemm-lower-mma"> {
     scale operand. Per-row and 32x32-block weight scales are both supported.
 
     Operands staged in LDS (`x_tile`/`w_tile`) are read with 16-byte
-    `ds_read_b128`s at the same (row, k) positions.
+    `ds_read_b128`s at the same (row, k) positions; `w_panels` operands with
+    one contiguous 32-byte load per lane. In a pipelined loop (refill copies
+    between the publishing barrier and the MMA) the global loads of every
+    MFMA step (scales, panels, direct operands) are issued before those
+    copies: vmcnt retires in order, so a load issued after the copies could
+    only be waited for together with them.
 
     Expands `mxgemm.store_tile` into per-element conversion (BF16 round to
     nearest even, or FP32) and stores guarded by `row < M`, and lowers the
     staging ops: `mxgemm.copy_to_lds` into `amdgpu.gather_to_lds`
     (`global_load_lds_dwordx4`) or global loads + LDS stores, and
     `mxgemm.wait_copies` into `amdgpu.memory_counter_wait`
-    (`s_waitcnt vmcnt(N) lgkmcnt(0)`).
+    (`s_waitcnt vmcnt(N) lgkmcnt(0)`), and `mxgemm.ring_barrier` into
+    `rocdl.s.barrier` between single-thread `llvm.fence`s.
 
     Example:
     `mxgemm-opt --mxgemm-tile --mxgemm-group-tiles --mxgemm-lower-mma in.mlir`
   }];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::ROCDL::ROCDLDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
@@ -173,6 +182,38 @@ def MXGemmScheduleMfma : Pass<"mxgemm-schedule-mfma"> {
            "schedule every kernel, whatever its config says">
   ];
   let dependentDialects = ["::mlir::ROCDL::ROCDLDialect"];
+}
+
+def MXGemmAnnotateLdsAliasing : Pass<"mxgemm-annotate-lds-aliasing"> {
+  let summary = "tell LLVM's waitcnt insertion that operand reads never "
+                "alias in-flight LDS copies (gfx950)";
+  let description = [{
+    LLVM's `SIInsertWaitcnts` must assume that a `ds_read` may read bytes an
+    in-flight `global_load_lds_dwordx4` is still writing, and then waits
+    with `vmcnt(0)`, for every earlier vector-memory operation, since vmcnt
+    retires in order. In an `mxgemm-pipeline` ring that wait also covers the
+    refill copies of the next tiles and serializes the pipeline. The
+    compiler knows better: every LDS read of a staged tile comes after the
+    `mxgemm.wait_copies` that covers that tile's copies and the barrier that
+    publishes it, so at any read the copies still in flight write other
+    ring slots.
+
+    Runs on the LLVM dialect after `convert-gpu-to-rocdl`: in functions
+    with LDS copies (`rocdl.load.to.lds`), puts each copy in the alias scope
+    `mxgemm.lds.copies` and each LDS load (`llvm.load` from address space
+    3) in `mxgemm.lds.reads` with `noalias` to the copies' scope, the alias
+    information `SIInsertWaitcnts` uses to tell LDS DMA targets apart (the
+    same device Triton's AMD backend uses for its async copies). The
+    metadata is only valid for kernels built by `mxgemm-stage-copies` and
+    `mxgemm-pipeline`, whose explicit waits and barriers order every read
+    after its copies; the emulator's unwaited-read checker verifies that on
+    every test. Functions without LDS copies are left alone.
+
+    Example: `mxgemm-opt --mxgemm-to-gfx950` (the last pass on the kernel
+    module), or on ROCDL-dialect input
+    `mxgemm-opt --pass-pipeline='builtin.module(gpu.module(mxgemm-annotate-lds-aliasing))'`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_TD
