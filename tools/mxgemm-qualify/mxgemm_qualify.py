@@ -776,6 +776,7 @@ class Qualifier:
             with open(stats_file) as f:
                 stats = json.load(f)
             wg = stats["workgroups"][0]
+            wg["class_order"] = stats["class_order"]  # of its "vm_waits"
         except (OSError, ValueError, KeyError, IndexError) as e:
             out["error"] = "no stats: %s" % e
             return out
