@@ -126,15 +126,18 @@ public:
 
   /// The scale operand: byte 0 of the VGPR is the E8M0 scale of row/column
   /// `r`, K-block `g` of the step (lane `b * nonK + r` supplies block b).
+  /// The MFMA reads only the byte op_sel picks (0), so the other three are
+  /// left zero: the byte is zero-extended into the register, as the
+  /// unsigned byte load already does, instead of merged into a constant.
   Value loadScale(Value mem, Value scaleRowBase, Value kBlock) {
     Type e8m0 = cast<MemRefType>(mem.getType()).getElementType();
     Value s = memref::LoadOp::create(
         b, loc, mem, ValueRange{add(add(scaleRowBase, kBlock), coords.g)});
-    auto vecType = VectorType::get({4}, e8m0);
-    Value zero = arith::ConstantOp::create(
-        b, loc, vecType,
-        DenseElementsAttr::get(vecType, b.getFloatAttr(e8m0, 1.0)));
-    return vector::InsertOp::create(b, loc, s, zero, ArrayRef<int64_t>{0});
+    Value bits = arith::BitcastOp::create(b, loc, b.getI8Type(), s);
+    Value word = arith::ExtUIOp::create(b, loc, b.getI32Type(), bits);
+    Value vec = vector::BroadcastOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), word);
+    return vector::BitCastOp::create(b, loc, VectorType::get({4}, e8m0), vec);
   }
 
   OpBuilder &b;
@@ -292,27 +295,41 @@ void lowerStoreTile(StoreTileOp op) {
   Type outElem = cast<MemRefType>(op.getY().getType()).getElementType();
   // D layout: lane l register t holds D[row(t, g)][r].
   Value rowOfG = e.mul(e.coords.g, 4);
-  for (int64_t i = 0; i < blocksM; ++i) {
-    for (int64_t j = 0; j < blocksN; ++j) {
-      Value col = e.add(e.add(op.getCol0(), j * nonK), e.coords.r);
-      for (int64_t t = 0; t < accPer; ++t) {
-        int64_t rowConst = nonK == 32 ? 8 * (t >> 2) + (t & 3) : t;
-        Value row = e.add(e.add(op.getRow0(), i * nonK + rowConst), rowOfG);
-        Value v = vector::ExtractOp::create(
-            b, loc, op.getAcc(),
-            ArrayRef<int64_t>{(i * blocksN + j) * accPer + t});
-        if (outElem != v.getType())
-          v = arith::TruncFOp::create(b, loc, outElem, v);
-        Value inBounds = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ult, row, op.getM());
-        auto guard = scf::IfOp::create(b, loc, inBounds, false);
-        OpBuilder::InsertionGuard g(b);
-        b.setInsertionPointToStart(guard.thenBlock());
-        Value offset = e.add(e.mul(row, op.getN()), col);
-        memref::StoreOp::create(b, loc, v, op.getY(), ValueRange{offset});
+  auto emitStores = [&](bool guarded) {
+    for (int64_t i = 0; i < blocksM; ++i) {
+      for (int64_t j = 0; j < blocksN; ++j) {
+        Value col = e.add(e.add(op.getCol0(), j * nonK), e.coords.r);
+        for (int64_t t = 0; t < accPer; ++t) {
+          int64_t rowConst = nonK == 32 ? 8 * (t >> 2) + (t & 3) : t;
+          Value row = e.add(e.add(op.getRow0(), i * nonK + rowConst), rowOfG);
+          Value v = vector::ExtractOp::create(
+              b, loc, op.getAcc(),
+              ArrayRef<int64_t>{(i * blocksN + j) * accPer + t});
+          if (outElem != v.getType())
+            v = arith::TruncFOp::create(b, loc, outElem, v);
+          OpBuilder::InsertionGuard g(b);
+          if (guarded) {
+            Value inBounds = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::ult, row, op.getM());
+            auto guard = scf::IfOp::create(b, loc, inBounds, false);
+            b.setInsertionPointToStart(guard.thenBlock());
+          }
+          Value offset = e.add(e.mul(row, op.getN()), col);
+          memref::StoreOp::create(b, loc, v, op.getY(), ValueRange{offset});
+        }
       }
     }
-  }
+  };
+  // Every wave tile but those of the last tile row lies wholly inside M:
+  // one uniform test instead of a masked branch per element.
+  Value tileEnd = e.add(op.getRow0(), op.getWaveM());
+  Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                      tileEnd, op.getM());
+  auto split = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
+  b.setInsertionPointToStart(split.thenBlock());
+  emitStores(/*guarded=*/false);
+  b.setInsertionPointToStart(split.elseBlock());
+  emitStores(/*guarded=*/true);
   op.erase();
 }
 

@@ -27,14 +27,20 @@
 // CHECK: %[[XSB:.+]] = arith.addi %[[XSROW]], %[[KB]]
 // CHECK: %[[XSI:.+]] = arith.addi %[[XSB]], %[[G]]
 // CHECK: %[[SA:.+]] = memref.load %[[XS]][%[[XSI]]]
-// CHECK: %[[SAV:.+]] = vector.insert %[[SA]], %{{.+}} [0] : f8E8M0FNU into vector<4xf8E8M0FNU>
+// The scale byte, zero-extended into the 32-bit scale operand (op_sel 0
+// reads byte 0 only).
+// CHECK: %[[SAI:.+]] = arith.bitcast %[[SA]] : f8E8M0FNU to i8
+// CHECK: %[[SAW:.+]] = arith.extui %[[SAI]] : i8 to i32
+// CHECK: %[[SAB:.+]] = vector.broadcast %[[SAW]] : i32 to vector<1xi32>
+// CHECK: %[[SAV:.+]] = vector.bitcast %[[SAB]] : vector<1xi32> to vector<4xf8E8M0FNU>
 // CHECK: vector.load %[[W]]
 // CHECK: vector.load %[[W]]
 // CHECK: %[[B:.+]] = vector.shuffle
 // CHECK: %[[WSB:.+]] = arith.addi %[[WSROW]], %[[KB]]
 // CHECK: %[[WSI:.+]] = arith.addi %[[WSB]], %[[G]]
 // CHECK: %[[SB:.+]] = memref.load %[[WS]][%[[WSI]]]
-// CHECK: %[[SBV:.+]] = vector.insert %[[SB]]
+// CHECK: arith.bitcast %[[SB]]
+// CHECK: %[[SBV:.+]] = vector.bitcast
 // CHECK: %[[C:.+]] = vector.shuffle %[[ACC]], %[[ACC]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
 // CHECK: %[[D:.+]] = amdgpu.scaled_mfma 32x32x64 (%[[SAV]][0] * %[[A]]) * (%[[SBV]][0] * %[[B]]) + %[[C]] : vector<4xf8E8M0FNU>, vector<32xf8E4M3FN>, vector<4xf8E8M0FNU>, vector<32xf8E5M2>, vector<16xf32>
 // CHECK: %[[NEW:.+]] = vector.shuffle %[[ACC]], %[[D]] [16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]
@@ -115,20 +121,23 @@ func.func @panels_32x32(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
 }
 
 // -----
-
 // D layout: lane l register t of a 32x32 block is row 8*(t/4) + 4*(l/32) +
-// t%4, column l%32; rows at or past M are not stored; BF16 via truncf.
+// t%4, column l%32; BF16 via truncf. A wave tile wholly inside M (row0 +
+// wave_m <= M: every tile but the last tile row) stores without a per-element
+// guard; otherwise each store is guarded by row < M.
 // CHECK-LABEL: func.func @store_32x32
 // CHECK-SAME: %[[ACC:.+]]: vector<16xf32>, %[[Y:.+]]: memref<65536xbf16>, %[[ROW0:.+]]: index, %[[COL0:.+]]: index, %[[M:.+]]: index
 // CHECK: %[[LANE:.+]] = arith.remui %{{.+}}, %c64
 // CHECK: %[[G:.+]] = arith.divui %[[LANE]], %c32
 // CHECK: %[[G4:.+]] = arith.muli %[[G]], %c4
+// CHECK: %[[END:.+]] = arith.addi %[[ROW0]], %c32
+// CHECK: %[[WHOLE:.+]] = arith.cmpi ule, %[[END]], %[[M]]
+// CHECK: scf.if %[[WHOLE]] {
 // CHECK: %[[COL:.+]] = arith.addi %[[COL0]]
 // CHECK: %[[ROW:.+]] = arith.addi %[[ROW0]], %[[G4]]
 // CHECK: %[[V0:.+]] = vector.extract %[[ACC]][0]
 // CHECK: %[[B0:.+]] = arith.truncf %[[V0]] : f32 to bf16
-// CHECK: %[[IN:.+]] = arith.cmpi ult, %[[ROW]], %[[M]]
-// CHECK: scf.if %[[IN]]
+// CHECK-NOT: scf.if
 // CHECK: %[[OFF:.+]] = arith.muli %[[ROW]], %c256
 // CHECK: %[[IDX:.+]] = arith.addi %[[OFF]], %[[COL]]
 // CHECK: memref.store %[[B0]], %[[Y]][%[[IDX]]]
@@ -137,6 +146,12 @@ func.func @panels_32x32(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
 // CHECK: arith.addi %[[R8]], %[[G4]]
 // CHECK: vector.extract %[[ACC]][4]
 // CHECK-COUNT-12: memref.store
+// CHECK: } else {
+// CHECK: %[[GROW:.+]] = arith.addi %[[ROW0]], %[[G4]]
+// CHECK: %[[IN:.+]] = arith.cmpi ult, %[[GROW]], %[[M]]
+// CHECK: scf.if %[[IN]] {
+// CHECK: memref.store
+// CHECK-COUNT-15: memref.store
 // CHECK-NOT: memref.store
 func.func @store_32x32(%acc: vector<16xf32>, %y: memref<65536xbf16>,
                        %row0: index, %col0: index, %m: index) {
