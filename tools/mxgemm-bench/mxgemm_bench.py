@@ -22,6 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tuning"))
+import mxgemm_isa  # noqa: E402
 import mxgemm_perf  # noqa: E402
 from mxgemm_tuning import render_config  # noqa: E402
 
@@ -56,6 +57,17 @@ def compile_kernel(build, n, k, config, path):
         cmd += ["--config", config]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return json.load(open(path + ".json"))
+
+
+def loop_counts(build, n, k, config, path):
+    """Per-wave instruction counts of one K-loop iteration (steady state),
+    from the kernel's disassembly (mxgemm_isa.loop_summary)."""
+    cmd = [os.path.join(build, "bin", "mxgemm-compile"), "--n", str(n),
+           "--k", str(k), "--emit=isa", "-o", path]
+    if config:
+        cmd += ["--config", config]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return mxgemm_isa.loop_summary(open(path).read()) or {}
 
 
 def workgroup_stats(build, hsaco, m, workgroup):
@@ -98,6 +110,8 @@ def main():
                 side = compile_kernel(args.build, n, k, render_config(cfg),
                                       path)
                 mapper = tile_mapper(args.build, side, cfg)
+                loop = loop_counts(args.build, n, k, render_config(cfg),
+                                   path + ".s")
                 for m in ms:
                     # An interior workgroup: full tile, steady state.
                     stats = workgroup_stats(args.build, path, m, 1)
@@ -119,6 +133,9 @@ def main():
                         "wg_per_cu": mod["occupancy"]["workgroups_per_cu"],
                         "mfma_per_wg": mfma_per_wg,
                         "non_mfma_per_wg": nonmfma,
+                        "loop_mfma": loop.get("mfma", 0),
+                        "loop_non_mfma": loop.get("non_mfma", 0),
+                        "loop_vmcnt0_waits": loop.get("vmcnt0_waits", 0),
                         "drain_waits_per_wg": stats["full_drain_waits"],
                         "vmcnt0_waits_per_wg": stats["vmcnt0_waits"],
                         "lds_conflict_cycles": stats[
@@ -130,11 +147,14 @@ def main():
                     report.append(row)
                     rows.append(row)
                     print("%-14s %-5s M=%-5d vgpr %3d lds %6d occ %d "
-                          "mfma/wg %5d non-mfma/wg %6d drains %4d conflicts "
+                          "mfma/wg %5d non-mfma/wg %6d loop %2d+%3d vmcnt0 %d "
+                          "drains %4d conflicts "
                           "%6d B/mfma %6.0f | bound %.1f us (%s) model %.1f us"
                           " x%.2f (%s) %.0f TF/s" % (
                               fam, label, m, row["vgpr"], row["lds_bytes"],
                               row["wg_per_cu"], mfma_per_wg, nonmfma,
+                              row["loop_mfma"], row["loop_non_mfma"],
+                              row["loop_vmcnt0_waits"],
                               row["drain_waits_per_wg"],
                               row["lds_conflict_cycles"],
                               row["global_bytes_per_mfma"],
