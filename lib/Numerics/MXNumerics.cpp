@@ -297,7 +297,10 @@ float finishStep(float acc, const Sum *sums, const int *exps, int n) {
 // The batched tile's inner loop for the default format: decoded E4M3 values
 // fit int32, so with AVX2 the 32 products vectorize (vpmuldq); the clone is
 // picked at load time, and the result is the same integer either way.
-#if defined(__x86_64__) && defined(__has_attribute)
+// Not under ThreadSanitizer: its instrumented ifunc resolver runs before
+// the sanitizer runtime is up and crashes the process at load.
+#if defined(__x86_64__) && defined(__has_attribute) &&                         \
+    !defined(__SANITIZE_THREAD__)
 #if __has_attribute(target_clones)
 __attribute__((target_clones("avx2", "default")))
 #endif
