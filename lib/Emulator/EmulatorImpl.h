@@ -140,7 +140,7 @@ struct alignas(64) Wave {
   // released: what other waves may rely on (a wait after the barrier does
   // not order this wave's memory operations before their accesses).
   uint32_t vmRetiredAtBarrier = 0, lgkmRetiredAtBarrier = 0;
-  uint64_t classCount[NumInstClasses];
+  ClassCounts classCount;
   // Statistics only: classCount when each vector-memory operation issued
   // (index = its sequence number), and the waits measured against them.
   std::vector<ClassCounts> vmIssueCounts;

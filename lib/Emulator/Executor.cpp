@@ -343,7 +343,7 @@ void initWave(ExecContext &ctx, Wave &w, unsigned waveId, unsigned threads,
   w.id = waveId;
   w.vmIssued = w.vmRetired = w.lgkmIssued = w.lgkmRetired = w.smemRetired = 0;
   w.vmRetiredAtBarrier = w.lgkmRetiredAtBarrier = 0;
-  std::fill(w.classCount, w.classCount + NumInstClasses, 0);
+  w.classCount.fill(0);
   w.vmIssueCounts.clear();
   w.vmWaits.clear();
   unsigned first = waveId * WaveSize;
@@ -446,12 +446,12 @@ bool runWorkgroup(ExecContext &ctx, uint64_t flatId, const uint32_t grid[3],
           postCheck(w, I, defined);
         if (ctx.stats) {
           ++ctx.perInstCount[index];
-          ClassCounts now;
-          std::copy(w.classCount, w.classCount + NumInstClasses, now.begin());
+          // Counts before this instruction, for its loads and its waits.
           for (uint32_t seq = vmIssued; seq < w.vmIssued; ++seq)
-            w.vmIssueCounts.push_back(now);
+            w.vmIssueCounts.push_back(w.classCount);
           if (w.vmRetired > vmRetired && w.vmRetired <= w.vmIssueCounts.size())
-            w.vmWaits.push_back({w.vmIssueCounts[w.vmRetired - 1], now});
+            w.vmWaits.push_back(
+                {w.vmIssueCounts[w.vmRetired - 1], w.classCount});
           ++w.classCount[I.cls];
         }
         ++executed;
