@@ -15,21 +15,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "tuning"))
-from mxgemm_tuning import render_config  # noqa: E402
-
-
-def families(tsv):
-    rows = []
-    header = None
-    for line in open(tsv):
-        if line.startswith("#") or not line.strip():
-            continue
-        cols = line.rstrip("\n").split("\t")
-        if header is None:
-            header = cols
-            continue
-        rows.append(dict(zip(header, cols)))
-    return rows
+from mxgemm_tuning import read_cases, render_config  # noqa: E402
 
 
 def main():
@@ -47,7 +33,7 @@ def main():
           ("family", "N", "K", "mfma", "vgpr", "agpr", "sgpr", "lds", "scratch",
            "compile"))
     failures = 0
-    for fam in families(tsv):
+    for fam in read_cases(tsv):
         name = fam["family"]
         hsaco = os.path.join(out, name + ".hsaco")
         cmd = [compiler, "--n", fam["N"], "--k", fam["K"], "--name",

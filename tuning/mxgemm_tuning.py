@@ -102,6 +102,22 @@ def _check_fields(where, obj, allowed, required):
                           f"{_describe(allowed[field])}, got {value!r}")
 
 
+def read_cases(tsv):
+    """The case table (../shared/cases/*.tsv): one dict per row, keyed by
+    its header line; '#' comments and blank lines are skipped."""
+    header, rows = None, []
+    with open(tsv) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            cols = line.rstrip("\n").split("\t")
+            if header is None:
+                header = cols
+                continue
+            rows.append(dict(zip(header, cols)))
+    return rows
+
+
 def render_config(config):
     """The body of #mxgemm.config<...> in the database's field order."""
     parts = []

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tuning"))
 import mxgemm_isa  # noqa: E402
 import mxgemm_perf  # noqa: E402
-from mxgemm_tuning import render_config  # noqa: E402
+from mxgemm_tuning import read_cases, render_config  # noqa: E402
 
 
 def tile_mapper(build, side, config):
@@ -76,10 +76,7 @@ def workgroup_stats(build, hsaco, m, workgroup):
                     "--sidecar", hsaco + ".json", "--m", str(m),
                     "--workgroups", str(workgroup), "--stats-json", stats],
                    check=True, capture_output=True, text=True)
-    report = json.load(open(stats))
-    wg = report["workgroups"][0]
-    wg["class_order"] = report["class_order"]  # of its "vm_waits"
-    return wg
+    return mxgemm_perf.first_workgroup(json.load(open(stats)))
 
 
 def main():
@@ -96,11 +93,8 @@ def main():
           for e in json.load(open(args.db))["entries"]}
     rows, report = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for line in open(args.cases):
-            if line.startswith("#") or line.startswith("family"):
-                continue
-            fam, n, k = line.split("\t")[:3]
-            n, k = int(n), int(k)
+        for case in read_cases(args.cases):
+            fam, n, k = case["family"], int(case["N"]), int(case["K"])
             entry = db.get((n, k))
             variants = [("naive", {})]
             if entry:

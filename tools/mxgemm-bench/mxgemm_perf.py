@@ -4,6 +4,7 @@ here is modelled, never measured on hardware; every constant is named and
 documented in docs/Performance.md so the numbers can be improved without
 touching the passes.
 """
+import bisect
 import math
 
 # Machine figures (DESIGN.md section 2, PERF_MODEL.md).
@@ -69,6 +70,14 @@ def wave_cycles(counts, mfma_kind):
             counts.get("mfma", 0) * MFMA_CYCLES[mfma_kind])
 
 
+def first_workgroup(report):
+    """The first workgroup record of an `mxgemm-emu --stats-json` report,
+    with the report's 'class_order' (the order of its 'vm_waits' counts)."""
+    wg = dict(report["workgroups"][0])
+    wg["class_order"] = report["class_order"]
+    return wg
+
+
 def exposed_latency(wg_stats, mfma_kind):
     """Cycles the busiest wave stalls on vector memory. The emulator's
     'vm_waits' give, per wave and per wait that made it wait, the wave's
@@ -82,17 +91,18 @@ def exposed_latency(wg_stats, mfma_kind):
     order = wg_stats["class_order"]
     worst = 0
     for waits in wg_stats.get("vm_waits", []):
-        stalls = []  # (issue cycles at the wait, stall)
+        # Issue cycles of each earlier wait, and the stalls up to it.
+        wait_at, stalled_by = [], [0]
         for issued, waited in waits:
             t_issue = wave_cycles(dict(zip(order, issued)), mfma_kind)
             t_wait = wave_cycles(dict(zip(order, waited)), mfma_kind)
             # Stalls of earlier waits delayed both by what came before them.
-            before_issue = sum(s for at, s in stalls if at < t_issue)
-            before_wait = sum(s for _, s in stalls)
+            before_issue = stalled_by[bisect.bisect_left(wait_at, t_issue)]
             ready = t_issue + before_issue + GLOBAL_LATENCY_CYCLES
-            stall = max(0, ready - (t_wait + before_wait))
-            stalls.append((t_wait, stall))
-        worst = max(worst, sum(s for _, s in stalls))
+            stall = max(0, ready - (t_wait + stalled_by[-1]))
+            wait_at.append(t_wait)
+            stalled_by.append(stalled_by[-1] + stall)
+        worst = max(worst, stalled_by[-1])
     return worst
 
 

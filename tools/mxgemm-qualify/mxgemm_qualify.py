@@ -52,6 +52,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tuning"))
+from mxgemm_tuning import read_cases  # noqa: E402
 M_VALUES = (16384, 10732, 9199)
 DEFAULT_SEEDS = "0,1,2"
 DEFAULT_SAMPLE = 6
@@ -73,20 +75,6 @@ def log(msg):
 # --------------------------------------------------------------------------
 # Case table
 # --------------------------------------------------------------------------
-
-def read_cases(tsv):
-    header, rows = None, []
-    with open(tsv) as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            cols = line.rstrip("\n").split("\t")
-            if header is None:
-                header = cols
-                continue
-            rows.append(dict(zip(header, cols)))
-    return rows
-
 
 # --------------------------------------------------------------------------
 # Data (NumPy; deterministic per (seed, M, N, K))
@@ -775,8 +763,8 @@ class Qualifier:
         try:
             with open(stats_file) as f:
                 stats = json.load(f)
-            wg = stats["workgroups"][0]
-            wg["class_order"] = stats["class_order"]  # of its "vm_waits"
+            wg = self.perf.first_workgroup(stats) if self.perf else \
+                stats["workgroups"][0]
         except (OSError, ValueError, KeyError, IndexError) as e:
             out["error"] = "no stats: %s" % e
             return out
