@@ -93,13 +93,13 @@ struct Problem {
 /// bit-exact against the reference, every other element untouched. A kernel
 /// that reads MFMA panels gets W packed once by mxgemm_pack_weights (into a
 /// separate buffer; the row-major W must stay as it was).
-inline void runAndCheck(mxgemm_context *ctx, Problem prob,
+inline void runAndCheck(mxgemm_context *ctx, const Problem &prob,
                  const std::vector<uint32_t> &workgroups) {
   std::string list;
   for (uint32_t wg : workgroups)
     list += (list.empty() ? "" : ",") + std::to_string(wg);
   ::setenv("MXGEMM_EMU_WORKGROUPS", list.c_str(), 1);
-  const mxgemm_problem &p = prob.p;
+  mxgemm_problem p = prob.p; // w_layout may change below
   DeviceBuffer x(ctx, prob.x.data), xs(ctx, prob.x.scales), w(ctx, prob.w.data),
       ws(ctx, prob.w.scales);
   size_t yBytes = size_t(p.m * p.n * 2);
@@ -126,7 +126,7 @@ inline void runAndCheck(mxgemm_context *ctx, Problem prob,
     ASSERT_EQ(mxgemm_copy_to_host(ctx, rowMajor.data(), w.ptr, bytes),
               MXGEMM_STATUS_OK);
     EXPECT_EQ(rowMajor, prob.w.data) << "packing changed the row-major W";
-    prob.p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
+    p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
     t.w = packed->ptr;
   }
   ASSERT_EQ(mxgemm_gemm(ctx, &p, &t, nullptr, &plan), MXGEMM_STATUS_OK)
