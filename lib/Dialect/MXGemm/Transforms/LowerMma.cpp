@@ -50,6 +50,15 @@ public:
     return arith::MulIOp::create(b, loc, a, idx(c));
   }
 
+  /// Continues in a branch taken only where `v < bound` (the caller keeps
+  /// an InsertionGuard to come back out).
+  void enterIfBelow(Value v, int64_t bound) {
+    Value below =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v, idx(bound));
+    auto branch = scf::IfOp::create(b, loc, below, /*withElse=*/false);
+    b.setInsertionPointToStart(branch.thenBlock());
+  }
+
   /// The 32 operand bytes of this lane for the MFMA step starting at
   /// element `kBase` of the row that starts at `rowBase`: bytes 0..15 are
   /// `k = 16g + 0..15`, bytes 16..31 are `k = half + 16g + 0..15` with
@@ -311,8 +320,8 @@ void lowerStoreTile(StoreTileOp op) {
           if (guarded) {
             Value inBounds = arith::CmpIOp::create(
                 b, loc, arith::CmpIPredicate::ult, row, op.getM());
-            auto guard = scf::IfOp::create(b, loc, inBounds, false);
-            b.setInsertionPointToStart(guard.thenBlock());
+            b.setInsertionPointToStart(
+                scf::IfOp::create(b, loc, inBounds, false).thenBlock());
           }
           Value offset = e.add(e.mul(row, op.getN()), col);
           memref::StoreOp::create(b, loc, v, op.getY(), ValueRange{offset});
@@ -351,13 +360,9 @@ void lowerAsyncCopy(CopyToLdsOp op, OpBuilder &b, MfmaEmitter &e, Value wave,
   for (int64_t it = 0; it * perIter < spanChunks; ++it) {
     OpBuilder::InsertionGuard guard(b);
     Value waveBase = e.add(waveChunk, it * perIter);
-    if ((it + 1) * perIter > spanChunks) {
-      // Only the waves whose 64 chunks exist take part (wave-uniform).
-      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           waveBase, e.idx(spanChunks));
-      auto guardIf = scf::IfOp::create(b, loc, active, /*withElse=*/false);
-      b.setInsertionPointToStart(guardIf.thenBlock());
-    }
+    // Only the waves whose 64 chunks exist take part (wave-uniform).
+    if ((it + 1) * perIter > spanChunks)
+      e.enterIfBelow(waveBase, spanChunks);
     Value chunk = arith::AddIOp::create(b, loc, waveBase, lane);
     Value row = arith::DivUIOp::create(b, loc, chunk, e.idx(rowChunks));
     Value col = arith::RemUIOp::create(b, loc, chunk, e.idx(rowChunks));
@@ -396,12 +401,8 @@ void lowerSyncCopy(CopyToLdsOp op, OpBuilder &b, MfmaEmitter &e, Value tid) {
   for (int64_t it = 0; it * perIter < total; ++it) {
     OpBuilder::InsertionGuard guard(b);
     Value chunk = e.add(tid, it * perIter);
-    if ((it + 1) * perIter > total) {
-      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           chunk, e.idx(total));
-      auto guardIf = scf::IfOp::create(b, loc, active, /*withElse=*/false);
-      b.setInsertionPointToStart(guardIf.thenBlock());
-    }
+    if ((it + 1) * perIter > total)
+      e.enterIfBelow(chunk, total);
     Value row = arith::DivUIOp::create(b, loc, chunk, e.idx(dataChunks));
     Value col =
         e.mul(arith::RemUIOp::create(b, loc, chunk, e.idx(dataChunks)), 16);
