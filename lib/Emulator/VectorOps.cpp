@@ -508,8 +508,7 @@ struct OpCvtF32U32 {
 /// selects; the emulator models neither, so a nonzero one fails the run.
 template <typename Op>
 Status sdwaFloatResult(ExecContext &ctx, Wave &w, const Inst &I) {
-  if (I.numImms < 5 || I.imms[I.numImms - 5] != 0 ||
-      I.imms[I.numImms - 4] != 0)
+  if (I.numImms < 5 || I.imms[I.numImms - 5] != 0 || I.imms[I.numImms - 4] != 0)
     return ctx.fail(I, "SDWA clamp/omod are not modelled");
   return sdwaOp<Op, 1>(ctx, w, I);
 }

@@ -305,8 +305,7 @@ float finishStep(float acc, const Sum *sums, const int *exps, int n) {
 __attribute__((target_clones("avx2", "default")))
 #endif
 #endif
-int64_t
-dotE4M3Decoded(const int32_t *a, const int32_t *b) {
+int64_t dotE4M3Decoded(const int32_t *a, const int32_t *b) {
   int64_t s = 0;
   for (int i = 0; i < kMXBlockSize; ++i)
     s += int64_t(a[i]) * b[i];

@@ -827,8 +827,8 @@ mxgemm_status mxgemm_kernel_get(size_t index, mxgemm_kernel_info *info) {
   info->vgpr_count = e.vgprCount;
   info->agpr_count = e.agprCount;
   info->sgpr_count = e.sgprCount;
-  info->w_layout = e.packedWeights ? MXGEMM_WEIGHTS_MFMA_PANELS
-                                   : MXGEMM_WEIGHTS_ROW_MAJOR;
+  info->w_layout =
+      e.packedWeights ? MXGEMM_WEIGHTS_MFMA_PANELS : MXGEMM_WEIGHTS_ROW_MAJOR;
   return MXGEMM_STATUS_OK;
 }
 

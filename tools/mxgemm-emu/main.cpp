@@ -532,8 +532,7 @@ int gemmMode(int argc, char **argv, int first) {
   // stage_w = packed_registers kernels read W packed in MFMA panels, the
   // layout mxgemm_pack_weights produces (WeightPanels.h).
   auto stageW = sc.configFields.find("stage_w");
-  if (stageW != sc.configFields.end() &&
-      stageW->second == "packed_registers") {
+  if (stageW != sc.configFields.end() && stageW->second == "packed_registers") {
     const int64_t nonK = kStep == 128 ? 16 : 32;
     if (!::mxgemm::canPackWeightPanels(n, kDim, nonK))
       die("W [" + Twine(n) + ", " + Twine(kDim) +

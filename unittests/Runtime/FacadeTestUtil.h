@@ -94,7 +94,7 @@ struct Problem {
 /// that reads MFMA panels gets W packed once by mxgemm_pack_weights (into a
 /// separate buffer; the row-major W must stay as it was).
 inline void runAndCheck(mxgemm_context *ctx, const Problem &prob,
-                 const std::vector<uint32_t> &workgroups) {
+                        const std::vector<uint32_t> &workgroups) {
   std::string list;
   for (uint32_t wg : workgroups)
     list += (list.empty() ? "" : ",") + std::to_string(wg);

@@ -47,8 +47,8 @@ TEST(RuntimeTestDb, PanelsForARowMajorKernelAreNotEligible) {
 TEST(RuntimeTestDb, BothLayoutsMatchTheReference) {
   REQUIRE_FACADE();
   Context c;
-  for (auto [n, k] : {std::pair{kRowMajorN, kRowMajorK},
-                      std::pair{kPanelsN, kPanelsK}}) {
+  for (auto [n, k] :
+       {std::pair{kRowMajorN, kRowMajorK}, std::pair{kPanelsN, kPanelsK}}) {
     SCOPED_TRACE(::testing::Message() << "N = " << n << ", K = " << k);
     // M = 200: one full and one partial tile row; every workgroup runs.
     Problem prob(200, n, k, 5);

@@ -37,8 +37,8 @@ void annotate(LLVM::LLVMFuncOp func) {
   if (copies.empty() || reads.empty())
     return;
   MLIRContext *ctx = func.getContext();
-  auto domain = LLVM::AliasScopeDomainAttr::get(
-      ctx, StringAttr::get(ctx, "mxgemm.lds"));
+  auto domain =
+      LLVM::AliasScopeDomainAttr::get(ctx, StringAttr::get(ctx, "mxgemm.lds"));
   auto copyScope = LLVM::AliasScopeAttr::get(
       domain, StringAttr::get(ctx, "mxgemm.lds.copies"));
   auto readScope = LLVM::AliasScopeAttr::get(

@@ -237,9 +237,9 @@ void lowerWaveMma(WaveMmaOp op) {
     Value kBase = e.add(op.getK0(), step * kStep);
     Value kBlock = arith::DivUIOp::create(b, loc, kBase, e.idx(32));
     for (int64_t i = 0; i < blocksM; ++i) {
-      aOf[step].push_back(op.getXTile() ? Value()
-                                        : e.loadOperand(op.getX(), xRowBase[i],
-                                                        kBase));
+      aOf[step].push_back(op.getXTile()
+                              ? Value()
+                              : e.loadOperand(op.getX(), xRowBase[i], kBase));
       aScaleOf[step].push_back(
           e.loadScale(op.getXScales(), xsRowBase[i], kBlock));
     }
@@ -450,11 +450,9 @@ void lowerWait(WaitCopiesOp op) {
 void lowerRingBarrier(RingBarrierOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release,
-                        "singlethread");
+  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "singlethread");
   ROCDL::SBarrierOp::create(b, loc);
-  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire,
-                        "singlethread");
+  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, "singlethread");
   op.erase();
 }
 
@@ -475,9 +473,9 @@ struct MXGemmLowerMmaPass
       // read it that way, so lowering without it would misread W.
       if (auto mma = dyn_cast<WaveMmaOp>(op)) {
         auto kernel = mma->getParentOfType<gpu::GPUFuncOp>();
-        auto config =
-            kernel ? kernel->getAttrOfType<ConfigAttr>(kConfigAttrName)
-                   : ConfigAttr();
+        auto config = kernel
+                          ? kernel->getAttrOfType<ConfigAttr>(kConfigAttrName)
+                          : ConfigAttr();
         if (config && config.getStageW() == Staging::PackedRegisters &&
             !mma.getWPanels()) {
           mma.emitOpError("kernel takes W packed in MFMA panels (stage_w = "

@@ -88,8 +88,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
   for (int64_t t = 0; t < stages - 1; ++t) {
     IRMapping map;
     map.map(stage, idx(t));
-    map.map(loop.getInductionVar(),
-            idx(std::min(t, numTiles - 1) * *step));
+    map.map(loop.getInductionVar(), idx(std::min(t, numTiles - 1) * *step));
     for (CopyToLdsOp c : copies)
       b.clone(*c, map);
   }
