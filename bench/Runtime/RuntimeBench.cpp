@@ -38,6 +38,7 @@ void runQuery(benchmark::State &state, int64_t m, int64_t n, int64_t k,
   mxgemm_context *ctx = makeContext(0);
   mxgemm_problem p;
   mxgemm_problem_init(&p, m, n, k);
+  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS; // the tuned kernels read packed W
   mxgemm_plan plan;
   if (mxgemm_query(ctx, &p, &plan) != expected) { // warm-up
     state.SkipWithError(plan.message);
@@ -67,6 +68,7 @@ void BM_GemmDecisionDryRun(benchmark::State &state) {
   mxgemm_context *ctx = makeContext(1);
   mxgemm_problem p;
   mxgemm_problem_init(&p, 16384, 16384, 1280);
+  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS; // wq_b's kernel reads packed W
   // Plausible 16-byte aligned device addresses; never dereferenced.
   mxgemm_tensors t{reinterpret_cast<const void *>(0x10000),
                    reinterpret_cast<const void *>(0x20000),
