@@ -54,10 +54,10 @@ def main():
             continue
         side = json.load(open(hsaco + ".json"))
         res = side["resources"]
-        mfma = "32x32x64" if "m32n32k64" in side["config"] else "16x16x128"
+        mfma = "32x32x64" if side["mfma"]["k_step"] == 64 else "16x16x128"
         print("%-15s %6s %5s  %-9s %5d %5d %5d %7d %8d %8.2fs" %
               (name, fam["N"], fam["K"], mfma, res["vgpr_count"],
-               res["agpr_count"], res["sgpr_count"], side["lds_bytes"],
+               res["agpr_count"], res["sgpr_count"], res["lds_bytes"],
                res["scratch_bytes"], statistics.median(times)))
         total += statistics.median(times)
         if res["scratch_bytes"] or res["vgpr_spill_count"] or res["sgpr_spill_count"]:

@@ -6,7 +6,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${MXGEMM_BUILD_DIR:-$ROOT/build}"
 source "$ROOT/scripts/setup.sh"
 
-CASES="${MXGEMM_CASES:-$ROOT/../shared/cases/deepseek_v4_flash_tp2.tsv}"
+CASES="${MXGEMM_CASES:-$ROOT/data/cases/deepseek_v4_flash_tp2.tsv}"
 
 echo "== registered mxgemm passes and pipelines"
 "$BUILD/bin/mxgemm-opt" --help | grep -E -- "--mxgemm-" || true

@@ -15,7 +15,7 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%mxgemm_src", config.mxgemm_src_root))
 config.substitutions.append(("%mxgemm_build_dir", config.mxgemm_obj_root))
-config.substitutions.append(("%shared", config.shared_dir))
+config.substitutions.append(("%mxgemm_data", os.path.join(config.mxgemm_src_root, "data")))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -12,8 +12,10 @@ spec.loader.exec_module(perf)
 
 
 def sidecar(vgpr=144, agpr=0, lds=73728, wg=256, config="m32n32k64"):
-    return {"resources": {"vgpr_count": vgpr, "agpr_count": agpr},
-            "lds_bytes": lds, "config": "mfma = " + config,
+    return {"resources": {"vgpr_count": vgpr, "agpr_count": agpr,
+                          "lds_bytes": lds},
+            "mfma": {"k_step": 64 if config == "m32n32k64" else 128},
+            "config": {"mfma": config},
             "grid": {"workgroup_size": wg, "program_tile_m": 128,
                      "tile_n": 128, "num_tiles_n": 40}}
 

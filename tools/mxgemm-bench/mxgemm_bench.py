@@ -117,12 +117,12 @@ def main():
                     nonmfma = stats["instructions"] - mfma_per_wg
                     row = {
                         "family": fam, "variant": label, "m": m, "n": n,
-                        "k": k, "config": side["config"],
+                        "k": k, "config": render_config(side["config"]),
                         "vgpr": res["vgpr_count"], "agpr": res["agpr_count"],
                         "sgpr": res["sgpr_count"],
                         "spills": res["vgpr_spill_count"] +
                         res["sgpr_spill_count"],
-                        "lds_bytes": side["lds_bytes"],
+                        "lds_bytes": res["lds_bytes"],
                         "waves_per_simd": mod["occupancy"]["waves_per_simd"],
                         "wg_per_cu": mod["occupancy"]["workgroups_per_cu"],
                         "mfma_per_wg": mfma_per_wg,

@@ -56,7 +56,7 @@ def occupancy(sidecar):
     regs = max(VGPR_GRANULE, math.ceil(regs / VGPR_GRANULE) * VGPR_GRANULE)
     waves_per_simd = min(MAX_WAVES_PER_SIMD, VGPRS_PER_LANE // regs)
     by_regs = (waves_per_simd * SIMDS_PER_CU) // waves
-    lds = sidecar["lds_bytes"]
+    lds = sidecar["resources"]["lds_bytes"]
     lds = math.ceil(lds / LDS_GRANULE) * LDS_GRANULE if lds else 0
     by_lds = LDS_PER_CU // lds if lds else by_regs
     wgs = max(0, min(by_regs, by_lds))
@@ -115,7 +115,7 @@ def model_case(m, n, k, sidecar, wg_stats, hbm_bytes_per_wg=None):
     w = max(1, occ["workgroups_per_cu"])
     waves = wg_stats["waves"]
     simds = min(SIMDS_PER_CU, waves)
-    mfma_kind = "m16n16k128" if "m16n16k128" in sidecar["config"] else \
+    mfma_kind = "m16n16k128" if sidecar["mfma"]["k_step"] == 128 else \
         "m32n32k64"
     # Per workgroup, cycles of each resource.
     t_mfma = wg_stats["mfma"] / simds * MFMA_CYCLES[mfma_kind]

@@ -646,10 +646,9 @@ class Qualifier:
                             program_tile_m=nside["grid"]["program_tile_m"],
                             tile_n=nside["grid"]["tile_n"],
                             num_tiles_n=nside["grid"]["num_tiles_n"])
-            ncfg = config_fields(nside["config"])
-            nplan.group_m = int(ncfg.get("group_m", 1))
-            nplan.group_n = int(ncfg.get("group_n", 0))
-            nplan.xcd_remap = int(ncfg.get("xcd_remap", "false") == "true")
+            nplan.group_m = nside["grid"]["group_m"]
+            nplan.group_n = nside["grid"]["group_n"]
+            nplan.xcd_remap = int(nside["grid"]["xcd_remap"])
             ntiles = self.tiles_of(nplan)
             nwgs = []
             for g, (r, c) in enumerate(ntiles):
@@ -734,7 +733,7 @@ class Qualifier:
         res = side["resources"]
         out["static"] = {"vgpr": res["vgpr_count"], "agpr": res["agpr_count"],
                          "sgpr": res["sgpr_count"],
-                         "lds_bytes": side["lds_bytes"],
+                         "lds_bytes": res["lds_bytes"],
                          "scratch_bytes": res["scratch_bytes"],
                          "spills": res["vgpr_spill_count"] +
                          res["sgpr_spill_count"],

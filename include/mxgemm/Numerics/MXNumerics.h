@@ -10,6 +10,8 @@
 #ifndef MXGEMM_NUMERICS_MXNUMERICS_H
 #define MXGEMM_NUMERICS_MXNUMERICS_H
 
+#include "mxgemm/Contract/Formats.h"
+
 #include <cstdint>
 
 namespace mxgemm::numerics {
@@ -37,9 +39,10 @@ uint16_t fp32ToBf16(float value);
 /// BF16 bits -> FP32 (exact).
 float bf16ToFp32(uint16_t bits);
 
-/// Granularity of the weight scales (DESIGN.md section 1): one E8M0 scale per
-/// row and 32-element K-block (OCP MX), or one per 32x32 (row, K) block.
-enum class ScaleGranularity : uint8_t { PerRow = 0, Block32x32 = 1 };
+/// Granularity of the weight scales (docs/Design.md section 1): one E8M0
+/// scale per row and 32-element K-block (OCP MX), or one per 32x32 (row, K)
+/// block. The contract's enum (one spelling per format).
+using ::mxgemm::contract::ScaleGranularity;
 
 /// E8M0 encoding of NaN; every other byte e means 2^(e - 127).
 constexpr uint8_t kE8M0NaN = 255;

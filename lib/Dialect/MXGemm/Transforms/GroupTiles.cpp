@@ -1,5 +1,4 @@
-//===- GroupTiles.cpp - mxgemm-group-tiles: program id -> tile
-//----------------===//
+//===- GroupTiles.cpp - mxgemm-group-tiles: program id -> tile ------------===//
 //
 // Expands mxgemm.program_tile into index arithmetic. The mapping decides
 // which tiles run concurrently and therefore how much operand data they
@@ -7,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxgemm/Contract/TileGrouping.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
-#include "mxgemm/Support/TileGrouping.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -43,9 +42,9 @@ struct IndexTileArith {
 void expandProgramTile(ProgramTileOp op) {
   OpBuilder b(op);
   IndexTileArith arith{b, op.getLoc()};
-  auto [tileM, tileN] = ::mxgemm::mapProgramToTile(
+  auto [tileM, tileN] = ::mxgemm::contract::mapProgramToTile(
       arith, op.getPid(), op.getNumTilesM(), op.getNumTilesN(), op.getGroupM(),
-      op.getGroupN(), op.getXcdRemap());
+      op.getGroupN(), op.getXcdRemap(), op.getNumXcds());
   op.replaceAllUsesWith(ValueRange{tileM, tileN});
   op.erase();
 }

@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxgemm/Contract/WeightPanels.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
-#include "mxgemm/Support/WeightPanels.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -198,7 +198,7 @@ void lowerWaveMma(WaveMmaOp op) {
   // Rows past M re-read the last valid row: in bounds, never stored.
   Value lastRow = arith::SubIOp::create(b, loc, op.getM(), e.idx(1));
   SmallVector<Value> xRowBase, xsRowBase, wRowBase, wsRowBase, wPanelBase;
-  const int64_t panelsPerBlock = k / ::mxgemm::panelKStep(nonK);
+  const int64_t panelsPerBlock = k / ::mxgemm::contract::panelKStep(nonK);
   for (int64_t i = 0; i < blocksM; ++i) {
     Value row = e.add(e.add(op.getRow0(), i * nonK), e.coords.r);
     row = arith::MinUIOp::create(b, loc, row, lastRow);
@@ -210,9 +210,9 @@ void lowerWaveMma(WaveMmaOp op) {
     wRowBase.push_back(e.mul(col, k));
     Value blockIndex = arith::DivUIOp::create(
         b, loc, e.add(op.getCol0(), j * nonK), e.idx(nonK));
-    wPanelBase.push_back(
-        e.add(e.mul(blockIndex, panelsPerBlock * ::mxgemm::kPanelBytes),
-              e.mul(e.coords.lane, 32)));
+    wPanelBase.push_back(e.add(
+        e.mul(blockIndex, panelsPerBlock * ::mxgemm::contract::kPanelBytes),
+        e.mul(e.coords.lane, 32)));
     Value scaleRow =
         op.getWScale() == WeightScaleGranularity::PerRow
             ? col

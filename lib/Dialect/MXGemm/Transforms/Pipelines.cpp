@@ -1,5 +1,4 @@
-//===- Pipelines.cpp - the mxgemm-to-gfx950 pipeline
-//------------------------===//
+//===- Pipelines.cpp - the mxgemm-to-gfx950 pipeline ----------------------===//
 //
 // Order matters: tiling creates the kernel, grouping and MMA lowering refine
 // it inside the gpu.module, and only then does the upstream ROCDL conversion
@@ -21,8 +20,8 @@
 
 using namespace mlir;
 
-void mxgemm::buildMXGemmToGFX950Pipeline(OpPassManager &pm,
-                                         const MXGemmToGFX950Options &options) {
+void mlir::mxgemm::buildMXGemmToGFX950Pipeline(
+    OpPassManager &pm, const MXGemmToGFX950Options &options) {
   MXGemmTileOptions tile;
   tile.chip = options.chip;
   pm.addPass(createMXGemmTile(tile));
@@ -51,7 +50,7 @@ void mxgemm::buildMXGemmToGFX950Pipeline(OpPassManager &pm,
   pm.addPass(createGpuROCDLAttachTarget(target));
 }
 
-void mxgemm::registerMXGemmPipelines() {
+void mlir::mxgemm::registerMXGemmPipelines() {
   PassPipelineRegistration<MXGemmToGFX950Options>(
       "mxgemm-to-gfx950",
       "Lower mxgemm.scaled_matmul to a gfx950 kernel in the LLVM/ROCDL "

@@ -1,15 +1,15 @@
-//===- Tile.cpp - mxgemm-tile: problem op -> gfx950 kernel
-//-------------------===//
+//===- Tile.cpp - mxgemm-tile: problem op -> gfx950 kernel ----------------===//
 //
-// Builds the kernel skeleton every later pass refines: the ABI of DESIGN.md
-// section 4, the workgroup-id -> tile mapping (as mxgemm.program_tile, so
-// the grouping pass owns the swizzle), the per-wave sub-tile and the K loop
-// of wave-level MMA steps.
+// Builds the kernel skeleton every later pass refines: the ABI of
+// docs/Design.md section 4, the workgroup-id -> tile mapping (as
+// mxgemm.program_tile, so the grouping pass owns the swizzle), the per-wave
+// sub-tile and the K loop of wave-level MMA steps.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
+#include "mxgemm/Target/TargetModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -40,7 +40,8 @@ struct MXGemmTilePass : public impl::MXGemmTileBase<MXGemmTilePass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (chip != "gfx950") {
+    target = ::mxgemm::target::findTargetModel(chip);
+    if (!target) {
       module.emitError("mxgemm-tile: unsupported chip '")
           << chip << "' (only gfx950 is supported)";
       return signalPassFailure();
@@ -53,6 +54,9 @@ struct MXGemmTilePass : public impl::MXGemmTileBase<MXGemmTilePass> {
   }
 
   LogicalResult tileProblem(ModuleOp module, ScaledMatmulOp op);
+
+  /// The target model of `chip`.
+  const ::mxgemm::target::TargetModel *target = nullptr;
 };
 
 LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
@@ -68,6 +72,10 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
 
   MLIRContext *ctx = module.getContext();
   ConfigAttr config = op.getConfig();
+  // The attribute was verified against gfx950; the kernel is for `chip`.
+  if (auto error =
+          ::mxgemm::contract::verifyConfig(config.getKernelConfig(), *target))
+    return op.emitOpError("config cannot target ") << chip << ": " << *error;
   const int64_t n = op.getN(), k = op.getK();
   const int64_t progTileM = config.getProgramTileM();
   const int64_t waveM = progTileM / config.getWavesM();
@@ -108,7 +116,8 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
                                     b.getI64IntegerAttr(n / config.getTileN()),
                                     b.getI64IntegerAttr(config.getGroupM()),
                                     b.getI64IntegerAttr(config.getGroupN()),
-                                    b.getBoolAttr(config.getXcdRemap()));
+                                    b.getBoolAttr(config.getXcdRemap()),
+                                    b.getI64IntegerAttr(target->numXcds));
 
   // Wave coordinates inside the workgroup, waves_n-major.
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);

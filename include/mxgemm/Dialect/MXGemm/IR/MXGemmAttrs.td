@@ -88,9 +88,11 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
   let summary = "tuning configuration of one mxgemm kernel";
   let description = [{
     Everything the passes need to build one kernel, explicit and verified
-    against the gfx950 limits (DESIGN.md section 3). Fields may appear in any
-    order; fields left out take the default shown in brackets, and the printer
-    omits fields equal to their default.
+    against the gfx950 limits (docs/Design.md section 3). Fields may appear
+    in any order; fields left out take the default shown in brackets, and
+    the printer omits fields equal to their default. The fields, defaults
+    and rules are owned by `include/mxgemm/Contract/KernelConfig.h`, which
+    the tuning database, the kernel descriptor and the runtime share.
 
     | field | meaning |
     |---|---|
@@ -126,8 +128,13 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// A config with every field at its default.
+    /// A config with every field at its default
+    /// (`::mxgemm::contract::KernelConfig`, the one owner of the defaults).
     static ConfigAttr getDefault(::mlir::MLIRContext *ctx);
+    /// The attribute of a contract config, and back.
+    static ConfigAttr get(::mlir::MLIRContext *ctx,
+                          const ::mxgemm::contract::KernelConfig &config);
+    ::mxgemm::contract::KernelConfig getKernelConfig() const;
     /// MFMA instruction extents.
     int64_t getMfmaM() const;
     int64_t getMfmaN() const { return getMfmaM(); }
@@ -136,7 +143,7 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     int64_t getProgramTileM() const { return getTileM() / getSplit(); }
     /// Waves per workgroup and threads per workgroup (wave64).
     int64_t getNumWaves() const { return getWavesM() * getWavesN(); }
-    int64_t getWorkgroupSize() const { return 64 * getNumWaves(); }
+    int64_t getWorkgroupSize() const;
     /// Bytes of LDS the kernel allocates for this config.
     int64_t getLdsBytes() const;
     /// FP32 accumulator registers per lane of one wave.

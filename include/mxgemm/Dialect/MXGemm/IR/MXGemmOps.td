@@ -41,7 +41,7 @@ def MXGemm_ScaledMatmulOp : MXGemm_Op<"scaled_matmul"> {
 
     With `stage_w = packed_registers` in the config, the kernel's `W`
     argument is not row-major: it is W pre-packed once (per weight tensor)
-    into MFMA panels, `include/mxgemm/Support/WeightPanels.h`, as the
+    into MFMA panels, `include/mxgemm/Contract/WeightPanels.h`, as the
     runtime's `mxgemm_pack_weights` does. The op itself still describes the
     logical `[N, K]` weights.
 
@@ -72,6 +72,8 @@ def MXGemm_ScaledMatmulOp : MXGemm_Op<"scaled_matmul"> {
   let extraClassDeclaration = [{
     int64_t getN() { return getW().getType().getDimSize(0); }
     int64_t getK() { return getW().getType().getDimSize(1); }
+    /// The problem in the contract's terms (shapes, formats, scale kind).
+    ::mxgemm::contract::GemmProblem getProblem();
   }];
 }
 
@@ -90,7 +92,9 @@ def MXGemm_ProgramTileOp : MXGemm_Op<"program_tile", [Pure]> {
     program `pid` in a grid of `num_tiles_m x num_tiles_n` program tiles.
     `num_tiles_m` is a runtime value (M is dynamic), `num_tiles_n` static.
     The grouping fields of the config (`group_m`, `group_n`, `xcd_remap`)
-    are attributes here; `mxgemm-group-tiles` expands the op to index
+    are attributes here, with the number of XCDs the target distributes
+    workgroups over (`num_xcds`, from the target model of `mxgemm-tile`'s
+    chip: 8 on gfx950); `mxgemm-group-tiles` expands the op to index
     arithmetic. With `group_m = 1, group_n = 0` the order is row-major:
     `(pid / num_tiles_n, pid % num_tiles_n)`.
 
@@ -99,14 +103,15 @@ def MXGemm_ProgramTileOp : MXGemm_Op<"program_tile", [Pure]> {
     ```mlir
     %tm, %tn = mxgemm.program_tile %pid, %num_tiles_m
         {num_tiles_n = 128 : i64, group_m = 1 : i64, group_n = 0 : i64,
-         xcd_remap = false}
+         xcd_remap = false, num_xcds = 8 : i64}
     ```
   }];
   let arguments = (ins Index:$pid, Index:$num_tiles_m,
                    ConfinedAttr<I64Attr, [IntPositive]>:$num_tiles_n,
                    ConfinedAttr<I64Attr, [IntPositive]>:$group_m,
                    ConfinedAttr<I64Attr, [IntNonNegative]>:$group_n,
-                   BoolAttr:$xcd_remap);
+                   BoolAttr:$xcd_remap,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$num_xcds);
   let results = (outs Index:$tile_m_index, Index:$tile_n_index);
   let assemblyFormat = "$pid `,` $num_tiles_m attr-dict";
 }
@@ -182,11 +187,13 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// MFMA block rows/columns and K per instruction (the target model's
+    /// MFMA table).
     int64_t getMfmaMN() {
-      return getMfma() == MfmaShape::M32N32K64 ? 32 : 16;
+      return ::mxgemm::target::kGFX950.getMfma(toContract(getMfma())).m;
     }
     int64_t getMfmaKSize() {
-      return getMfma() == MfmaShape::M32N32K64 ? 64 : 128;
+      return ::mxgemm::target::kGFX950.getMfma(toContract(getMfma())).k;
     }
     /// Accumulator floats per lane of one MFMA block.
     int64_t getAccPerBlock() { return getMfmaMN() * getMfmaMN() / 64; }

@@ -1,13 +1,16 @@
-//===- TileGrouping.h - program id -> output tile swizzles ---------*- C++
-//-*-===//
+//===- TileGrouping.h - the grid and program id -> tile map ---*- C++ -*-===//
 //
-// The one definition of the program-id -> tile mapping. It is written once
+// The one definition of a kernel's grid (how many workgroups serve M rows)
+// and of the program-id -> output tile mapping. The mapping is written once
 // over an arithmetic policy so that mxgemm-group-tiles emits exactly the
 // formula the unit tests enumerate for bijectivity (every tile produced
-// exactly once, ragged edges included).
+// exactly once, ragged edges included), and the runtime, the tools and
+// Python (through the runtime's C API) evaluate the same function on
+// integers with every input checked (`TileGrid`).
 //
 // Order of operations:
-//   1. optional XCD remap: gfx950 sends program p to XCD p % 8; the remap
+//   1. optional XCD remap: gfx950 sends program p to XCD p % 8 (the target
+//      model's numXcds); the remap
 //      turns the ids one XCD receives into a contiguous logical range, so
 //      neighbouring logical tiles (which share operands) share that XCD's L2.
 //   2. grouping: bands of `groupM` tile rows; inside a band, column groups
@@ -18,25 +21,29 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXGEMM_SUPPORT_TILEGROUPING_H
-#define MXGEMM_SUPPORT_TILEGROUPING_H
+#ifndef MXGEMM_CONTRACT_TILEGROUPING_H
+#define MXGEMM_CONTRACT_TILEGROUPING_H
+
+#include "mxgemm/Contract/KernelConfig.h"
+#include "mxgemm/Contract/Problem.h"
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 
-namespace mxgemm {
+namespace mxgemm::contract {
 
-/// Number of XCDs gfx950 distributes consecutive workgroups over.
-constexpr int64_t kNumXcds = 8;
-
-/// Maps `pid` in [0, numTilesM * numTilesN) to (tileM, tileN). `Arith`
+/// Maps `pid` in [0, numTilesM * numTilesN) to (tileM, tileN); `numXcds` is
+/// the number of XCDs the hardware distributes consecutive workgroups over
+/// (only read with `xcdRemap`). `Arith`
 /// provides: Value, cst(int64), add, sub, mul, divu, remu, minu,
 /// selectLt(a, b, then, else) (= a < b ? then : else, unsigned).
 template <typename Arith>
 std::pair<typename Arith::Value, typename Arith::Value>
 mapProgramToTile(Arith &a, typename Arith::Value pid,
                  typename Arith::Value numTilesM, int64_t numTilesN,
-                 int64_t groupM, int64_t groupN, bool xcdRemap) {
+                 int64_t groupM, int64_t groupN, bool xcdRemap,
+                 int64_t numXcds) {
   using V = typename Arith::Value;
   V tilesN = a.cst(numTilesN);
   if (xcdRemap) {
@@ -44,9 +51,9 @@ mapProgramToTile(Arith &a, typename Arith::Value pid,
     // others one fewer.
     // Every value is named so that the emitted IR order does not depend on
     // the C++ compiler's argument evaluation order.
-    V xcds = a.cst(kNumXcds);
+    V xcds = a.cst(numXcds);
     V numPids = a.mul(numTilesM, tilesN);
-    V roundUp = a.add(numPids, a.cst(kNumXcds - 1));
+    V roundUp = a.add(numPids, a.cst(numXcds - 1));
     V perXcd = a.divu(roundUp, xcds);
     V rem = a.remu(numPids, xcds);
     V one = a.cst(1);
@@ -85,7 +92,7 @@ mapProgramToTile(Arith &a, typename Arith::Value pid,
   return {tileM, tileN};
 }
 
-/// The policy over plain integers (tests, host-side tools).
+/// The policy over plain integers (TileGrid, tests).
 struct IntegerTileArith {
   using Value = int64_t;
   Value cst(int64_t v) { return v; }
@@ -102,6 +109,33 @@ struct IntegerTileArith {
   }
 };
 
-} // namespace mxgemm
+/// The grid of one kernel: 1-D, ceil(M / programTileM) * numTilesN
+/// workgroups (docs/Design.md section 4), and its program-id -> tile
+/// mapping, evaluated with every input checked so that a caller-built grid
+/// (group_m = 0, a workgroup past the grid, M past the i32 argument) is an
+/// error instead of a division by zero.
+struct TileGrid {
+  int64_t programTileM = 0, tileN = 0, numTilesN = 0;
+  int64_t groupM = 1, groupN = 0;
+  bool xcdRemap = false;
+  int64_t numXcds = 0;
 
-#endif // MXGEMM_SUPPORT_TILEGROUPING_H
+  /// The grid of `config` for N = `n` on `target`.
+  static TileGrid of(const KernelConfig &config, int64_t n,
+                     const target::TargetModel &target);
+
+  /// Why the fields cannot describe a grid, or nothing.
+  ErrorMessage validate() const;
+  /// Workgroups for `m` rows; nothing if the grid is invalid, m < 1, m
+  /// exceeds the kernel's i32 M argument or the count exceeds UINT32_MAX
+  /// (HIP grid dimensions are 32-bit).
+  std::optional<int64_t> numWorkgroups(int64_t m) const;
+  /// First output row and column of workgroup `workgroup` for `m` rows;
+  /// nothing where numWorkgroups is nothing or workgroup is past the grid.
+  std::optional<std::pair<int64_t, int64_t>> tileOrigin(int64_t workgroup,
+                                                        int64_t m) const;
+};
+
+} // namespace mxgemm::contract
+
+#endif // MXGEMM_CONTRACT_TILEGROUPING_H

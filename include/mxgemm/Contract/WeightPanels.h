@@ -1,8 +1,7 @@
-//===- WeightPanels.h - MFMA panel layout of packed weights -------*- C++
-//-*-===//
+//===- WeightPanels.h - MFMA panel layout of packed weights -----*- C++ -*-===//
 //
 // The one definition of the packed weight layout that kernels with
-// `stage_w = packed_registers` read (DESIGN.md sections 5 and 9). W[N, K]
+// `stage_w = packed_registers` read (docs/Design.md sections 5 and 9). W[N, K]
 // (row-major FP8) is cut into panels of `nonK` rows x `kStep` K elements,
 // one per MFMA step of one MFMA block (32 x 64 for 32x32x64, 16 x 128 for
 // 16x16x128, 2048 bytes either way). Inside a panel, lane l's 32 bytes are
@@ -20,12 +19,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXGEMM_SUPPORT_WEIGHTPANELS_H
-#define MXGEMM_SUPPORT_WEIGHTPANELS_H
+#ifndef MXGEMM_CONTRACT_WEIGHTPANELS_H
+#define MXGEMM_CONTRACT_WEIGHTPANELS_H
 
 #include <cstdint>
 
-namespace mxgemm {
+namespace mxgemm::contract {
 
 /// Bytes of one panel: 64 lanes x 32 operand bytes.
 constexpr int64_t kPanelBytes = 2048;
@@ -65,6 +64,6 @@ inline void packWeightPanels(const uint8_t *w, uint8_t *packed, int64_t n,
   }
 }
 
-} // namespace mxgemm
+} // namespace mxgemm::contract
 
-#endif // MXGEMM_SUPPORT_WEIGHTPANELS_H
+#endif // MXGEMM_CONTRACT_WEIGHTPANELS_H
