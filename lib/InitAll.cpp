@@ -11,6 +11,7 @@
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Pipelines.h"
+#include "mxgemm/Target/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -45,6 +46,7 @@ void mxgemm::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void mxgemm::registerAllPasses() {
   mlir::mxgemm::registerMXGemmPasses();
+  mlir::mxgemm::registerMXGemmTargetPasses();
   mlir::mxgemm::registerMXGemmPipelines();
   // Upstream passes the pipeline is built from, so each stage can be rerun
   // by hand from mxgemm-opt.

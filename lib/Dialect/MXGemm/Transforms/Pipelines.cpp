@@ -9,6 +9,7 @@
 
 #include "mxgemm/Dialect/MXGemm/Transforms/Pipelines.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
+#include "mxgemm/Target/Passes.h"
 
 #include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
 #include "mlir/Conversion/Passes.h"
