@@ -1,9 +1,11 @@
 //===- Passes.td - mxgemm transformation passes ------------*- tablegen -*-===//
 //
-// The passes of the mxgemm-to-gfx950 pipeline that work on mxgemm IR and its
-// lowering (DESIGN.md section 3); the passes on ROCDL/LLVM-dialect IR are in
-// include/mxgemm/Target/Passes.td. Every pass's flag is its DEBUG_TYPE;
-// every target-dependent pass takes `chip`.
+// The passes of the mxgemm-to-gfx950 pipeline that rewrite mxgemm IR
+// (DESIGN.md section 3), plus mxgemm-schedule-mfma, which orders what
+// convert-mxgemm-to-amdgpu (include/mxgemm/Conversion/Passes.td) emits; the
+// passes on ROCDL/LLVM-dialect IR are in include/mxgemm/Target/Passes.td.
+// Every pass's flag is its DEBUG_TYPE; every target-dependent pass takes
+// `chip`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -122,46 +124,6 @@ def MXGemmPipeline : Pass<"mxgemm-pipeline"> {
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
-def MXGemmLowerMma : Pass<"mxgemm-lower-mma"> {
-  let summary = "lower wave-level mxgemm ops to amdgpu.scaled_mfma and stores";
-  let description = [{
-    Expands `mxgemm.wave_mma` into per-lane operand loads in the register
-    layouts of DESIGN.md section 9 and a fixed-K-order chain of
-    `amdgpu.scaled_mfma` (gfx950 `v_mfma_scale_f32_32x32x64_f8f6f4` or
-    `v_mfma_scale_f32_16x16x128_f8f6f4`): lane `l` loads bytes
-    `k = 32*(e>>4) + 16*(l/32) + (e&15)` (32x32x64) or
-    `k = 64*(e>>4) + 16*(l/16) + (e&15)` (16x16x128) of its row, and the
-    E8M0 scale of row `l % nonK`, block `l / nonK` into byte 0 of a VGPR
-    scale operand. Per-row and 32x32-block weight scales are both supported.
-
-    Operands staged in LDS (`x_tile`/`w_tile`) are read with 16-byte
-    `ds_read_b128`s at the same (row, k) positions; `w_panels` operands with
-    one contiguous 32-byte load per lane. In a pipelined loop (refill copies
-    between the publishing barrier and the MMA) the global loads of every
-    MFMA step (scales, panels, direct operands) are issued before those
-    copies: vmcnt retires in order, so a load issued after the copies could
-    only be waited for together with them.
-
-    Expands `mxgemm.store_tile` into per-element conversion (BF16 round to
-    nearest even, or FP32) and stores guarded by `row < M`, and lowers the
-    staging ops: `mxgemm.copy_to_lds` into `amdgpu.gather_to_lds`
-    (`global_load_lds_dwordx4`) or global loads + LDS stores, and
-    `mxgemm.wait_copies` into `amdgpu.memory_counter_wait`
-    (`s_waitcnt vmcnt(N) lgkmcnt(0)`), and `mxgemm.ring_barrier` into
-    `rocdl.s.barrier` between single-thread `llvm.fence`s.
-
-    Example:
-    `mxgemm-opt --mxgemm-tile --mxgemm-group-tiles --mxgemm-lower-mma in.mlir`
-  }];
-  let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
-                           "::mlir::LLVM::LLVMDialect",
-                           "::mlir::ROCDL::ROCDLDialect",
-                           "::mlir::vector::VectorDialect",
-                           "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect",
-                           "::mlir::gpu::GPUDialect"];
-}
-
 def MXGemmScheduleMfma : Pass<"mxgemm-schedule-mfma"> {
   let summary = "interleave loads with the MFMA chain of the K loop (gfx950)";
   let description = [{
@@ -173,11 +135,11 @@ def MXGemmScheduleMfma : Pass<"mxgemm-schedule-mfma"> {
     repeated for every MFMA of the body; and brackets the MFMA cluster with
     `s_setprio 1` / `s_setprio 0`. Data movement and arithmetic are
     unchanged; MFMA steps keep their K order (each accumulator block is a
-    dependence chain). Runs after `mxgemm-lower-mma`.
+    dependence chain). Runs after `convert-mxgemm-to-amdgpu`.
 
     Example: `mxgemm-opt --mxgemm-to-gfx950` on a config with
     `schedule = interleave`, or
-    `mxgemm-opt --mxgemm-lower-mma --mxgemm-schedule-mfma=force in.mlir`.
+    `mxgemm-opt --convert-mxgemm-to-amdgpu --mxgemm-schedule-mfma=force in.mlir`.
   }];
   let options = [
     Option<"force", "force", "bool", /*default=*/"false",
