@@ -36,6 +36,10 @@ def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
 
     Example: `mxgemm-opt --mxgemm-tile examples/wq_b.mlir`.
   }];
+  let statistics = [
+    Statistic<"numKernels", "num-kernels",
+              "gpu.func kernels built from mxgemm.scaled_matmul">
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::vector::VectorDialect"];
@@ -65,6 +69,12 @@ def MXGemmGroupTiles : Pass<"mxgemm-group-tiles"> {
 
     Example: `mxgemm-opt --mxgemm-tile --mxgemm-group-tiles in.mlir`.
   }];
+  let statistics = [
+    Statistic<"numProgramTiles", "num-program-tiles",
+              "mxgemm.program_tile ops expanded">,
+    Statistic<"numGroupedOrders", "num-grouped-orders",
+              "of which in a grouped or XCD-remapped (not row-major) order">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
@@ -99,6 +109,16 @@ def MXGemmStageCopies : Pass<"mxgemm-stage-copies"> {
 
     Example: `mxgemm-opt --mxgemm-tile --mxgemm-stage-copies in.mlir`.
   }];
+  let statistics = [
+    Statistic<"numStagedKernels", "num-staged-kernels",
+              "kernels given an LDS ring">,
+    Statistic<"numStagedOperands", "num-staged-operands",
+              "operands staged through LDS">,
+    Statistic<"numLdsBytes", "num-lds-bytes",
+              "LDS bytes allocated to rings, summed over kernels">,
+    Statistic<"numPackedWMmas", "num-packed-w-mmas",
+              "MMAs marked to read W from packed panels">
+  ];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::gpu::GPUDialect"];
 }
@@ -120,6 +140,14 @@ def MXGemmPipeline : Pass<"mxgemm-pipeline"> {
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "pipeline depth (0 = the config's stages)">
+  ];
+  let statistics = [
+    Statistic<"numPipelinedLoops", "num-pipelined-loops",
+              "staged K loops pipelined (depth > 1)">,
+    Statistic<"numPipelineStages", "num-pipeline-stages",
+              "pipeline stages, summed over pipelined loops">,
+    Statistic<"numPrologueCopies", "num-prologue-copies",
+              "mxgemm.copy_to_lds ops issued in prologues">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
@@ -144,6 +172,14 @@ def MXGemmScheduleMfma : Pass<"mxgemm-schedule-mfma"> {
   let options = [
     Option<"force", "force", "bool", /*default=*/"false",
            "schedule every kernel, whatever its config says">
+  ];
+  let statistics = [
+    Statistic<"numScheduledLoops", "num-scheduled-loops",
+              "K-loop bodies given an MFMA/load interleave">,
+    Statistic<"numSchedGroupBarriers", "num-sched-group-barriers",
+              "rocdl.sched.group.barrier ops emitted">,
+    Statistic<"numScheduledMfmas", "num-scheduled-mfmas",
+              "MFMAs placed by the sched-group barriers">
   ];
   let dependentDialects = ["::mlir::ROCDL::ROCDLDialect"];
 }
