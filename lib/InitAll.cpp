@@ -1,5 +1,4 @@
-//===- InitAll.cpp - register everything mxgemm-opt knows
-//--------------------===//
+//===- InitAll.cpp - register everything mxgemm-opt knows -----------------===//
 //
 // Keeps the list of upstream dialects and passes in one place, mirrored by the
 // C API's registration function.
@@ -8,9 +7,11 @@
 
 #include "mxgemm/InitAll.h"
 
+#include "mxgemm/Conversion/Passes.h"
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Pipelines.h"
+#include "mxgemm/Target/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -45,6 +46,8 @@ void mxgemm::registerAllDialects(mlir::DialectRegistry &registry) {
 
 void mxgemm::registerAllPasses() {
   mlir::mxgemm::registerMXGemmPasses();
+  mlir::mxgemm::registerMXGemmConversionPasses();
+  mlir::mxgemm::registerMXGemmTargetPasses();
   mlir::mxgemm::registerMXGemmPipelines();
   // Upstream passes the pipeline is built from, so each stage can be rerun
   // by hand from mxgemm-opt.

@@ -9,7 +9,7 @@ source "$ROOT/scripts/setup.sh"
 CASES="${MXGEMM_CASES:-$ROOT/data/cases/deepseek_v4_flash_tp2.tsv}"
 
 echo "== registered mxgemm passes and pipelines"
-"$BUILD/bin/mxgemm-opt" --help | grep -E -- "--mxgemm-" || true
+"$BUILD/bin/mxgemm-opt" --help | grep -E -- "--(convert-)?mxgemm-" || true
 echo "== tuned gfx950 kernels of the case-table families (tuning/gfx950.json; median of 3 cold compiles)"
 python3 "$ROOT/scripts/compile_case_table.py" "$BUILD" "$CASES" "$BUILD/kernels"
 echo "== qualification: 21 cases x 3 seeds on the emulator's HIP facade (docs/Qualification.md)"

@@ -25,3 +25,22 @@ tools = ["mxgemm-opt", "mxgemm-compile", "mxgemm-emu", "FileCheck", "not", "coun
          "llvm-objdump", "llvm-mc", "ld.lld",
          "llvm-readelf"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# --mlir-pass-statistics prints pass statistics only from an MLIR built with
+# assertions or LLVM_FORCE_ENABLE_STATS; Debian's release libMLIR compiles
+# them out and prints an empty report. Ask the tool whether it prints the
+# statistics of an upstream pass.
+def _prints_pass_statistics():
+    import subprocess
+    opt = os.path.join(config.mxgemm_tools_dir, "mxgemm-opt")
+    try:
+        run = subprocess.run([opt, "--cse", "--mlir-pass-statistics",
+                              "-o", os.devnull], input="", text=True,
+                             capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "num-cse'd" in run.stderr
+
+
+if _prints_pass_statistics():
+    config.available_features.add("pass-statistics")

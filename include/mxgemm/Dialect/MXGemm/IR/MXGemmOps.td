@@ -141,14 +141,14 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
 
     With `w_panels` (added by `mxgemm-stage-copies` for `stage_w =
     packed_registers`), `w` holds the weights pre-packed in MFMA panels
-    (`include/mxgemm/Support/WeightPanels.h`): each lane reads its 32
+    (`include/mxgemm/Contract/WeightPanels.h`): each lane reads its 32
     operand bytes of an MFMA step with one contiguous global load straight
     into the MFMA operand registers, with no LDS and no per-lane gather.
 
     `acc` holds the accumulators of the `wave_m / mfma_m x wave_n / mfma_n`
     MFMA blocks in block-row-major order, each in the D layout of DESIGN.md
     section 9 (16 floats per lane for 32x32x64, 4 for 16x16x128).
-    `mxgemm-lower-mma` turns the op into operand loads and
+    `convert-mxgemm-to-amdgpu` turns the op into operand loads and
     `amdgpu.scaled_mfma` (`v_mfma_scale_f32_32x32x64_f8f6f4` /
     `v_mfma_scale_f32_16x16x128_f8f6f4` on gfx950).
 
@@ -287,7 +287,7 @@ def MXGemm_RingBarrierOp : MXGemm_Op<"ring_barrier"> {
     it, by the `mxgemm.wait_copies` that precedes every publishing barrier
     (the wave's copies of the tile, `vmcnt`, and its LDS writes,
     `lgkmcnt(0)`), and by the MFMAs that consumed every operand read before
-    a releasing barrier. `mxgemm-lower-mma` lowers it to `s_barrier`
+    a releasing barrier. `convert-mxgemm-to-amdgpu` lowers it to `s_barrier`
     between two single-thread fences, which keep the compiler from moving
     memory operations across it without adding waits. A `gpu.barrier`
     (workgroup-scope fences) or `amdgpu.lds_barrier` (LDS-scope fences)

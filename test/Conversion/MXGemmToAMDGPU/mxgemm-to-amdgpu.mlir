@@ -1,4 +1,5 @@
-// RUN: mxgemm-opt %s --mxgemm-lower-mma --split-input-file | FileCheck %s
+// RUN: mxgemm-opt %s --convert-mxgemm-to-amdgpu --split-input-file | FileCheck %s
+// RUN: mxgemm-opt %s --convert-mxgemm-to-amdgpu=allow-pattern-rollback=false --split-input-file | FileCheck %s
 
 // One 32x32x64 block, one K-step, per-row weight scales: the operand and
 // scale addressing of DESIGN.md section 9.
