@@ -32,7 +32,7 @@
 #include "mlir/Transforms/Passes.h"
 
 void mxgemm::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<mlir::mxgemm::MXGemmDialect, mlir::amdgpu::AMDGPUDialect,
+  registry.insert<mxgemm::MXGemmDialect, mlir::amdgpu::AMDGPUDialect,
                   mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect,
                   mlir::func::FuncDialect, mlir::gpu::GPUDialect,
                   mlir::LLVM::LLVMDialect, mlir::ROCDL::ROCDLDialect,
@@ -45,10 +45,10 @@ void mxgemm::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void mxgemm::registerAllPasses() {
-  mlir::mxgemm::registerMXGemmPasses();
-  mlir::mxgemm::registerMXGemmConversionPasses();
-  mlir::mxgemm::registerMXGemmTargetPasses();
-  mlir::mxgemm::registerMXGemmPipelines();
+  mxgemm::registerMXGemmPasses();
+  mxgemm::registerMXGemmConversionPasses();
+  mxgemm::registerMXGemmTargetPasses();
+  mxgemm::registerMXGemmPipelines();
   // Upstream passes the pipeline is built from, so each stage can be rerun
   // by hand from mxgemm-opt.
   mlir::registerTransformsPasses();

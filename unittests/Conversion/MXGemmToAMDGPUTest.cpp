@@ -18,7 +18,7 @@
 #include <gtest/gtest.h>
 
 using namespace mlir;
-using namespace mlir::mxgemm;
+using namespace mxgemm;
 
 namespace {
 

@@ -15,12 +15,12 @@
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Pass/Pass.h"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DECL
 #include "mxgemm/Conversion/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
 #include "mxgemm/Conversion/Passes.h.inc"
-} // namespace mlir::mxgemm
+} // namespace mxgemm
 
 #endif // MXGEMM_CONVERSION_PASSES_H

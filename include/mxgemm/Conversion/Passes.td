@@ -1,6 +1,6 @@
 //===- Passes.td - mxgemm conversion passes ----------------*- tablegen -*-===//
 //
-// The passes that take mxgemm ops out of the IR (DESIGN.md section 3): after
+// The passes that take mxgemm ops out of the IR (docs/Design.md section 3): after
 // them only upstream dialects remain. Every pass's flag is its DEBUG_TYPE.
 //
 //===----------------------------------------------------------------------===//
@@ -25,7 +25,7 @@ def ConvertMXGemmToAMDGPU : Pass<"convert-mxgemm-to-amdgpu"> {
     behind.
 
     `mxgemm.wave_mma` becomes per-lane operand loads in the register layouts
-    of DESIGN.md section 9 and a fixed-K-order chain of
+    of docs/Design.md section 9 and a fixed-K-order chain of
     `amdgpu.scaled_mfma` (gfx950 `v_mfma_scale_f32_32x32x64_f8f6f4` or
     `v_mfma_scale_f32_16x16x128_f8f6f4`): lane `l` loads bytes
     `k = 32*(e>>4) + 16*(l/32) + (e&15)` (32x32x64) or

@@ -10,13 +10,14 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Pass/Pass.h"
+#include "mxgemm/Support/MLIR.h"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DECL
 #include "mxgemm/Target/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
 #include "mxgemm/Target/Passes.h.inc"
-} // namespace mlir::mxgemm
+} // namespace mxgemm
 
 #endif // MXGEMM_TARGET_PASSES_H

@@ -1,7 +1,7 @@
 //===- Passes.td - mxgemm passes on ROCDL/LLVM-dialect IR --*- tablegen -*-===//
 //
 // The passes that run after the upstream ROCDL conversion, on the LLVM and
-// ROCDL dialects just before serialisation (DESIGN.md section 3). Every
+// ROCDL dialects just before serialisation (docs/Design.md section 3). Every
 // pass's flag is its DEBUG_TYPE.
 //
 //===----------------------------------------------------------------------===//

@@ -10,7 +10,9 @@
 #include "MfmaEmitter.h"
 #include "Patterns.h"
 
-namespace mlir::mxgemm {
+using namespace mlir;
+
+namespace mxgemm {
 namespace {
 
 /// What one lowering emitted, for the pass statistics.
@@ -152,4 +154,4 @@ void populateCopiesToAMDGPUPatterns(RewritePatternSet &patterns,
   patterns.add<CopyToLdsLowering>(patterns.getContext(), counts);
 }
 
-} // namespace mlir::mxgemm
+} // namespace mxgemm

@@ -13,9 +13,11 @@
 
 #include "llvm/Support/Debug.h"
 
+using namespace mlir;
+
 #define DEBUG_TYPE "convert-mxgemm-to-amdgpu"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DEF_CONVERTMXGEMMTOAMDGPU
 #include "mxgemm/Conversion/Passes.h.inc"
 
@@ -116,4 +118,4 @@ struct ConvertMXGemmToAMDGPUPass
 };
 
 } // namespace
-} // namespace mlir::mxgemm
+} // namespace mxgemm

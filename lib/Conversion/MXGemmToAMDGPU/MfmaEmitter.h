@@ -1,7 +1,7 @@
 //===- MfmaEmitter.h - per-lane MFMA layout arithmetic ----------*- C++ -*-===//
 //
 // The one place that knows the gfx950 scaled-MFMA register layouts
-// (DESIGN.md section 9), shared by the MMA, copy and store patterns. Every
+// (docs/Design.md section 9), shared by the MMA, copy and store patterns. Every
 // lane loads exactly the operand bytes and the scale byte the hardware
 // expects of it, so the MFMA chain needs no shuffles; a layout error here
 // shows up as wrong numbers on the emulator's per-block-scale tests, never
@@ -18,7 +18,7 @@
 
 #include <optional>
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 
 /// Per-lane coordinates of an MFMA operand: lane l holds row/column
 /// `r = l % nonK` and K-group `g = l / nonK`.
@@ -158,6 +158,6 @@ public:
   int64_t globalLoads = 0, dsReads = 0;
 };
 
-} // namespace mlir::mxgemm
+} // namespace mxgemm
 
 #endif // MXGEMM_LIB_CONVERSION_MXGEMMTOAMDGPU_MFMAEMITTER_H

@@ -12,7 +12,7 @@
 
 #include "mlir/Transforms/DialectConversion.h"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 
 /// A conversion pattern that adds what it emits to optional counts.
 template <typename SourceOp>
@@ -51,6 +51,6 @@ void populateStoresToAMDGPUPatterns(RewritePatternSet &patterns,
 void populateSyncToAMDGPUPatterns(RewritePatternSet &patterns,
                                   MXGemmToAMDGPUCounts *counts);
 
-} // namespace mlir::mxgemm
+} // namespace mxgemm
 
 #endif // MXGEMM_LIB_CONVERSION_MXGEMMTOAMDGPU_PATTERNS_H

@@ -1,7 +1,7 @@
 //===- StoresToAMDGPU.cpp - a wave's accumulators to the output -----------===//
 //
 // Lowers mxgemm.store_tile: reads each accumulator out of the MFMA D layout
-// (DESIGN.md section 9), converts it to the output type and stores it,
+// (docs/Design.md section 9), converts it to the output type and stores it,
 // masking rows at or past M only in the last tile row.
 //
 //===----------------------------------------------------------------------===//
@@ -9,7 +9,9 @@
 #include "MfmaEmitter.h"
 #include "Patterns.h"
 
-namespace mlir::mxgemm {
+using namespace mlir;
+
+namespace mxgemm {
 namespace {
 
 class StoreTileLowering : public CountingPattern<StoreTileOp> {
@@ -82,4 +84,4 @@ void populateStoresToAMDGPUPatterns(RewritePatternSet &patterns,
   patterns.add<StoreTileLowering>(patterns.getContext(), counts);
 }
 
-} // namespace mlir::mxgemm
+} // namespace mxgemm

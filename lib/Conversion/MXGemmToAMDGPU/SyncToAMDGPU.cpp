@@ -14,7 +14,9 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 
-namespace mlir::mxgemm {
+using namespace mlir;
+
+namespace mxgemm {
 namespace {
 
 /// The fences around the ring barrier's s_barrier: single-thread scope, so
@@ -83,4 +85,4 @@ void populateSyncToAMDGPUPatterns(RewritePatternSet &patterns,
                                                         counts);
 }
 
-} // namespace mlir::mxgemm
+} // namespace mxgemm

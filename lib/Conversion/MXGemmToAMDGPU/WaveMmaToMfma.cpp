@@ -11,10 +11,12 @@
 #include "MfmaEmitter.h"
 #include "Patterns.h"
 
-#include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 #include "mxgemm/Contract/WeightPanels.h"
+#include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 
-namespace mlir::mxgemm {
+using namespace mlir;
+
+namespace mxgemm {
 namespace {
 
 /// Where the MMA's global loads (scales, packed or direct operands) go. In
@@ -78,9 +80,9 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
     wRowBase.push_back(e.mul(col, k));
     Value blockIndex = arith::DivUIOp::create(
         b, loc, e.add(adaptor.getCol0(), j * nonK), e.idx(nonK));
-    wPanelBase.push_back(
-        e.add(e.mul(blockIndex, panelsPerBlock * ::mxgemm::contract::kPanelBytes),
-              e.mul(e.coords.lane, 32)));
+    wPanelBase.push_back(e.add(
+        e.mul(blockIndex, panelsPerBlock * ::mxgemm::contract::kPanelBytes),
+        e.mul(e.coords.lane, 32)));
     Value scaleRow =
         op.getWScale() == WeightScaleGranularity::PerRow
             ? col
@@ -182,4 +184,4 @@ void populateWaveMmaToMfmaPatterns(RewritePatternSet &patterns,
   patterns.add<WaveMmaLowering>(patterns.getContext(), counts);
 }
 
-} // namespace mlir::mxgemm
+} // namespace mxgemm

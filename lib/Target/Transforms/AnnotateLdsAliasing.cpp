@@ -10,9 +10,11 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/Support/Debug.h"
 
+using namespace mlir;
+
 #define DEBUG_TYPE "mxgemm-annotate-lds-aliasing"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DEF_MXGEMMANNOTATELDSALIASING
 #include "mxgemm/Target/Passes.h.inc"
 
@@ -81,4 +83,4 @@ struct MXGemmAnnotateLdsAliasingPass
 };
 
 } // namespace
-} // namespace mlir::mxgemm
+} // namespace mxgemm

@@ -6,7 +6,7 @@ func.func @group_tiles_missing(%pid: index, %tiles_m: index) -> (index, index) {
   // expected-error @+1 {{'mxgemm.program_tile' op is not lowered by convert-mxgemm-to-amdgpu, which leaves no mxgemm op behind; run mxgemm-group-tiles first}}
   %tm, %tn = mxgemm.program_tile %pid, %tiles_m
       {num_tiles_n = 4 : i64, group_m = 1 : i64, group_n = 0 : i64,
-       xcd_remap = false}
+       xcd_remap = false, num_xcds = 8 : i64}
   return %tm, %tn : index, index
 }
 
@@ -31,12 +31,12 @@ func.func @two_missing(%pid: index, %tiles_m: index) -> (index, index, index, in
   // expected-error @+1 {{'mxgemm.program_tile' op is not lowered by convert-mxgemm-to-amdgpu}}
   %a, %b = mxgemm.program_tile %pid, %tiles_m
       {num_tiles_n = 4 : i64, group_m = 1 : i64, group_n = 0 : i64,
-       xcd_remap = false}
+       xcd_remap = false, num_xcds = 8 : i64}
   mxgemm.ring_barrier
   // expected-error @+1 {{'mxgemm.program_tile' op is not lowered by convert-mxgemm-to-amdgpu}}
   %c, %d = mxgemm.program_tile %pid, %tiles_m
       {num_tiles_n = 4 : i64, group_m = 8 : i64, group_n = 0 : i64,
-       xcd_remap = true}
+       xcd_remap = true, num_xcds = 8 : i64}
   return %a, %b, %c, %d : index, index, index, index
 }
 

@@ -8,12 +8,9 @@
 #ifndef MXGEMM_CONVERSION_MXGEMMTOAMDGPU_MXGEMMTOAMDGPU_H
 #define MXGEMM_CONVERSION_MXGEMMTOAMDGPU_MXGEMMTOAMDGPU_H
 
-#include <cstdint>
+#include "mxgemm/Support/MLIR.h"
 
-namespace mlir {
-class ConversionTarget;
-class Operation;
-class RewritePatternSet;
+#include <cstdint>
 
 namespace mxgemm {
 class WaveMmaOp;
@@ -50,6 +47,5 @@ void configureMXGemmToAMDGPUConversionLegality(ConversionTarget &target);
 bool readsPackedWeightsRowMajor(WaveMmaOp op);
 
 } // namespace mxgemm
-} // namespace mlir
 
 #endif // MXGEMM_CONVERSION_MXGEMMTOAMDGPU_MXGEMMTOAMDGPU_H

@@ -12,9 +12,11 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/Debug.h"
 
+using namespace mlir;
+
 #define DEBUG_TYPE "mxgemm-group-tiles"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DEF_MXGEMMGROUPTILES
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
 
@@ -68,4 +70,4 @@ struct MXGemmGroupTilesPass
 };
 
 } // namespace
-} // namespace mlir::mxgemm
+} // namespace mxgemm

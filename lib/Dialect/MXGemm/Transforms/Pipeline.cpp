@@ -27,9 +27,11 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/Debug.h"
 
+using namespace mlir;
+
 #define DEBUG_TYPE "mxgemm-pipeline"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DEF_MXGEMMPIPELINE
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
 
@@ -160,4 +162,4 @@ struct MXGemmPipelinePass
 };
 
 } // namespace
-} // namespace mlir::mxgemm
+} // namespace mxgemm

@@ -21,7 +21,9 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
-namespace mlir::mxgemm {
+using namespace mlir;
+
+namespace mxgemm {
 
 void buildMXGemmToGFX950Pipeline(OpPassManager &pm,
                                  const MXGemmToGFX950Options &options) {
@@ -61,4 +63,4 @@ void registerMXGemmPipelines() {
       buildMXGemmToGFX950Pipeline);
 }
 
-} // namespace mlir::mxgemm
+} // namespace mxgemm

@@ -17,9 +17,11 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/Debug.h"
 
+using namespace mlir;
+
 #define DEBUG_TYPE "mxgemm-schedule-mfma"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DEF_MXGEMMSCHEDULEMFMA
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
 
@@ -110,4 +112,4 @@ struct MXGemmScheduleMfmaPass
 };
 
 } // namespace
-} // namespace mlir::mxgemm
+} // namespace mxgemm

@@ -14,9 +14,11 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/Debug.h"
 
+using namespace mlir;
+
 #define DEBUG_TYPE "mxgemm-stage-copies"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DEF_MXGEMMSTAGECOPIES
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
 
@@ -194,4 +196,4 @@ struct MXGemmStageCopiesPass
 };
 
 } // namespace
-} // namespace mlir::mxgemm
+} // namespace mxgemm

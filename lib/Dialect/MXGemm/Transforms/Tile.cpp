@@ -16,9 +16,11 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Debug.h"
 
+using namespace mlir;
+
 #define DEBUG_TYPE "mxgemm-tile"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DEF_MXGEMMTILE
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
 
@@ -164,4 +166,4 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
 }
 
 } // namespace
-} // namespace mlir::mxgemm
+} // namespace mxgemm

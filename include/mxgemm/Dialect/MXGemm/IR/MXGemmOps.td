@@ -24,7 +24,7 @@ def MXGemm_ScaledMatmulOp : MXGemm_Op<"scaled_matmul"> {
   let summary = "block-scaled MXFP8 GEMM Y = X . W^T (problem level)";
   let description = [{
     Computes `Y[m, n] = sum_k Xs(m, k) X[m, k] Ws(n, k) W[n, k]` as defined in
-    DESIGN.md section 1 (OCP MX v1.0): FP8 operands (`f8E4M3FN` or `f8E5M2`,
+    docs/Design.md section 1 (OCP MX v1.0): FP8 operands (`f8E4M3FN` or `f8E5M2`,
     chosen per operand), one E8M0 scale (`f8E8M0FNU`) per 32 consecutive K
     elements, FP32 accumulation and a BF16 or FP32 result.
 
@@ -126,7 +126,7 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     Accumulates, for the `wave_m x wave_n` output sub-tile owned by one wave
     (rows `row0 ..`, columns `col0 ..`), the MX product over K elements
     `k0 .. k0 + tile_k` into `acc`, in increasing K order, one MFMA K-step at
-    a time (DESIGN.md section 1). Operands are flat row-major views of the
+    a time (docs/Design.md section 1). Operands are flat row-major views of the
     kernel arguments; `m` is the runtime row count: rows at or past `m` read
     the last valid row (their results are never stored), so no access is out
     of bounds.
@@ -146,7 +146,7 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     into the MFMA operand registers, with no LDS and no per-lane gather.
 
     `acc` holds the accumulators of the `wave_m / mfma_m x wave_n / mfma_n`
-    MFMA blocks in block-row-major order, each in the D layout of DESIGN.md
+    MFMA blocks in block-row-major order, each in the D layout of docs/Design.md
     section 9 (16 floats per lane for 32x32x64, 4 for 16x16x128).
     `convert-mxgemm-to-amdgpu` turns the op into operand loads and
     `amdgpu.scaled_mfma` (`v_mfma_scale_f32_32x32x64_f8f6f4` /

@@ -1,7 +1,7 @@
 //===- Passes.td - mxgemm transformation passes ------------*- tablegen -*-===//
 //
 // The passes of the mxgemm-to-gfx950 pipeline that rewrite mxgemm IR
-// (DESIGN.md section 3), plus mxgemm-schedule-mfma, which orders what
+// (docs/Design.md section 3), plus mxgemm-schedule-mfma, which orders what
 // convert-mxgemm-to-amdgpu (include/mxgemm/Conversion/Passes.td) emits; the
 // passes on ROCDL/LLVM-dialect IR are in include/mxgemm/Target/Passes.td.
 // Every pass's flag is its DEBUG_TYPE; every target-dependent pass takes
@@ -19,9 +19,12 @@ def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
   let description = [{
     Turns every `func.func` whose body is one `mxgemm.scaled_matmul` into a
     `gpu.func` kernel of the same name inside `gpu.module @mxgemm_kernels`,
-    with the kernel ABI of DESIGN.md section 4: flat global pointers
+    with the kernel ABI of docs/Design.md section 4 (the argument list of
+    `include/mxgemm/Contract/KernelABI.h`): flat global pointers
     `X, Xs, W, Ws, Y` (bare-pointer memrefs) followed by `M : i32`. The host
-    function is removed: the runtime shim is the host side.
+    function is removed: the runtime shim is the host side. The config is
+    checked again against the target model of `chip`, whose XCD count the
+    kernel's tile mapping records.
 
     Structure: a 1-D grid of `ceil(M / (tile_m / split)) * (N / tile_n)`
     workgroups of `64 * waves_m * waves_n` threads (wave64, gfx950);
@@ -31,8 +34,7 @@ def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
     it over an `scf.for` K loop of `mxgemm.wave_mma` steps of `tile_k`; the
     result is written by `mxgemm.store_tile`, which masks rows at or past M.
     N and K must be multiples of `tile_n` / `tile_k` (the op verifier
-    rejects the rest). Config fields whose passes do not exist yet are
-    rejected with an error naming the field.
+    rejects the rest).
 
     Example: `mxgemm-opt --mxgemm-tile examples/wq_b.mlir`.
   }];
@@ -129,11 +131,16 @@ def MXGemmPipeline : Pass<"mxgemm-pipeline"> {
     Rewrites each staged K loop (as built by `mxgemm-stage-copies`) into an
     N-stage pipeline over the LDS ring (N = `stages` of the kernel's config,
     or the pass option; 2 = double buffering): a prologue copies tiles
-    0..N-2; iteration t waits for tile t only
-    (`s_waitcnt vmcnt(min(N-2, tiles left) * copies per tile)`, chosen at run
-    time by uniform branches), publishes it with one barrier, issues the
-    copies of tile t+N-1 into the slot read in iteration t-1, and runs the
-    MFMAs of tile t while they are in flight. N = 1 leaves the loop alone.
+    0..N-2; iteration t waits for tile t only, publishes it with one
+    barrier, issues the copies of tile t+N-1 into the slot read in
+    iteration t-1, and runs the MFMAs of tile t while they are in flight.
+    Every iteration issues a whole tile of copies, also past the last tile
+    (K clamped to it, refilling a slot nobody reads), so exactly N-2 tiles
+    of copies follow tile t's in issue order and one static wait serves
+    every iteration: `s_waitcnt vmcnt((N-2) * copies per tile)`, counted
+    with the fewest copies any wave issues. A static count also lets LLVM's
+    waitcnt insertion keep the copies in flight past the MMA's own loads.
+    N = 1 leaves the loop alone.
 
     Example: `mxgemm-opt --mxgemm-tile --mxgemm-stage-copies --mxgemm-pipeline in.mlir`.
   }];

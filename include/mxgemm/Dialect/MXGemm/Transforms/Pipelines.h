@@ -9,14 +9,14 @@
 #ifndef MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PIPELINES_H
 #define MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PIPELINES_H
 
+#include "mxgemm/Support/MLIR.h"
+
 #include "mlir/Pass/PassOptions.h"
 
-namespace mlir {
-class OpPassManager;
 namespace mxgemm {
 
 struct MXGemmToGFX950Options
-    : public PassPipelineOptions<MXGemmToGFX950Options> {
+    : public mlir::PassPipelineOptions<MXGemmToGFX950Options> {
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("target chip"), llvm::cl::init("gfx950")};
   PassOptions::Option<unsigned> optLevel{
@@ -40,6 +40,5 @@ void buildMXGemmToGFX950Pipeline(OpPassManager &pm,
 void registerMXGemmPipelines();
 
 } // namespace mxgemm
-} // namespace mlir
 
 #endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PIPELINES_H
