@@ -144,6 +144,7 @@ class Context:
     # Device memory (thin wrappers over the dlopened HIP).
     def alloc(self, nbytes):
         p = ctypes.c_void_p()
+        nbytes = _int("nbytes", nbytes, 0, 2**64 - 1, "size_t")
         self._check(self._lib.mxgemm_device_alloc(self._handle, nbytes,
                                                   ctypes.byref(p)))
         return p.value
@@ -159,10 +160,16 @@ class Context:
         return p
 
     def to_host(self, ptr, out):
+        if not isinstance(out, np.ndarray) or not out.flags.c_contiguous or \
+                not out.flags.writeable:
+            raise InvalidArgument("INVALID_ARGUMENT", "out must be a "
+                                  "writeable contiguous NumPy array")
         self._check(self._lib.mxgemm_copy_to_host(
             self._handle, out.ctypes.data, ptr, out.nbytes))
 
     def memset(self, ptr, value, nbytes):
+        value = _int("value", value, 0, 255)
+        nbytes = _int("nbytes", nbytes, 0, 2**64 - 1, "size_t")
         self._check(self._lib.mxgemm_device_memset(self._handle, ptr, value,
                                                    nbytes))
 
@@ -198,8 +205,8 @@ def _int(name, value, lo, hi, c_type="int64"):
         raise InvalidArgument("INVALID_ARGUMENT", f"{name} must be an "
                               f"integer, got {value!r}")
     v = int(value)
-    c_lo, c_hi = {"int64": (-2**63, 2**63 - 1), "uint32": (0, 2**32 - 1)}[
-        c_type]
+    c_lo, c_hi = {"int64": (-2**63, 2**63 - 1), "uint32": (0, 2**32 - 1),
+                  "size_t": (0, 2**64 - 1)}[c_type]
     if not c_lo <= v <= c_hi:
         raise IntegerOverflow("INVALID_ARGUMENT", f"{name} = {v} does not "
                               f"fit the C API's {c_type}")

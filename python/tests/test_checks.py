@@ -154,3 +154,20 @@ def test_the_repository_case_table():
     rows = cases.read_cases(cases.default_path())
     assert len(rows) == 7 and rows[0]["family"] == "wq_b"
     assert (rows[0]["N"], rows[0]["K"]) == (16384, 1280)
+
+
+def test_context_memory_helpers_check_their_arguments(ctx):
+    p = ctx.alloc(64)
+    try:
+        ro = np.zeros(64, np.uint8)
+        ro.flags.writeable = False
+        for call in (lambda: ctx.to_host(p, ro),
+                     lambda: ctx.to_host(p, np.zeros((8, 16), np.uint8).T),
+                     lambda: ctx.to_host(p, [0] * 64),
+                     lambda: ctx.alloc(-1), lambda: ctx.alloc(2**64),
+                     lambda: ctx.memset(p, 256, 64),
+                     lambda: ctx.memset(p, 0, -1)):
+            with pytest.raises(ValueError):
+                call()
+    finally:
+        ctx.free(p)
