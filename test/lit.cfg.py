@@ -19,6 +19,10 @@ config.substitutions.append(("%mxgemm_data", os.path.join(config.mxgemm_src_root
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# The mxgemm Python package of this checkout (python -m mxgemm.isa, ...).
+llvm_config.with_environment("PYTHONPATH", os.path.join(config.mxgemm_src_root,
+                                                        "python"),
+                             append_path=True)
 
 tool_dirs = [config.mxgemm_tools_dir, config.llvm_tools_dir]
 tools = ["mxgemm-opt", "mxgemm-compile", "mxgemm-emu", "FileCheck", "not", "count",
