@@ -4,15 +4,33 @@
 // the emulator's DeviceMemory, CodeObject and launch(), so that the runtime
 // shim, which dlopens HIP, runs unchanged on the CPU. Handles are validated
 // against live-object sets (a stale or forged handle is an error code, never
-// a crash); one process-wide mutex serialises the calls, and launches run to
-// completion before returning (streams are bookkeeping only).
+// a crash), launches are checked against the kernel's metadata and the
+// allocations before they run, and launches run to completion before
+// returning (streams are bookkeeping only).
+//
+// Lock discipline. There is one lock, FacadeState::mutex, and it guards
+// everything the facade owns: the module, function and stream sets and the
+// DeviceMemory with the bytes of every allocation. Every entry point that
+// touches any of them holds the mutex from its first access to its last,
+// including hipMalloc and hipFree (they change the allocation map) and the
+// whole of a launch (its worker threads read the map and the bytes). So no
+// host pointer obtained from DeviceMemory outlives the critical section in
+// which it was translated, and DeviceMemory, which has no lock of its own
+// (the std-container rule, DeviceMemory.h), is never changed while anyone
+// reads it. Work that touches no shared state runs unlocked: argument
+// checks, loading and decoding a code object (the decoder serialises its MC
+// state itself), and the per-thread last error. Nothing is called with the
+// mutex held that could call back into the facade, so it cannot deadlock.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Emulator/HipFacade.h"
 #include "mxgemm/Emulator/Emulator.h"
+#include "mxgemm/Target/CodeObject.h"
+#include "mxgemm/Target/TargetModel.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -320,7 +338,12 @@ MXGEMM_HIP_EXPORT hipError_t hipMalloc(void **ptr, size_t size) {
   *ptr = nullptr;
   if (!size)
     return hipSuccess;
-  uint64_t address = state().memory.allocate(size);
+  FacadeState &s = state();
+  uint64_t address;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    address = s.memory.allocate(size);
+  }
   if (!address)
     return result(hipErrorOutOfMemory);
   *ptr = reinterpret_cast<void *>(uintptr_t(address));
@@ -330,7 +353,9 @@ MXGEMM_HIP_EXPORT hipError_t hipMalloc(void **ptr, size_t size) {
 MXGEMM_HIP_EXPORT hipError_t hipFree(void *ptr) {
   if (!ptr)
     return hipSuccess;
-  if (!state().memory.free(uint64_t(reinterpret_cast<uintptr_t>(ptr))))
+  FacadeState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.memory.free(uint64_t(reinterpret_cast<uintptr_t>(ptr))))
     return result(hipErrorInvalidValue);
   return hipSuccess;
 }
