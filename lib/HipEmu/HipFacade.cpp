@@ -62,10 +62,27 @@ namespace {
 
 constexpr int kDriverVersion = 60400000; // HIP 6.4 (major*1e7 + minor*1e5)
 constexpr const char *kDeviceName = "AMD Instinct MI355X (mxgemm emulator)";
-constexpr const char *kArchName = "gfx950:sramecc+:xnack-";
-constexpr int kNumCus = 256;
-constexpr int kLdsPerWorkgroup = 163840;
-constexpr size_t kGlobalMemBytes = size_t(288) << 30;
+// The device's target features: sramecc on, xnack off, as MI355X ships.
+constexpr const char *kArchFeatures = ":sramecc+:xnack-";
+
+// Every hardware figure comes from the one target table.
+const mxgemm::target::TargetModel &gfx950 = mxgemm::target::kGFX950;
+const int kNumCus = int(gfx950.numCus);
+const int kWaveSize = int(gfx950.waveSize);
+const int kMaxThreadsPerBlock =
+    int(gfx950.maxWavesPerWorkgroup * gfx950.waveSize);
+const int kMaxThreadsPerCu =
+    int(gfx950.maxWavesPerSimd * gfx950.simdsPerCu * gfx950.waveSize);
+const int kLdsPerWorkgroup = int(gfx950.maxLdsBytesPerWorkgroup);
+const int kClockKhz = int(gfx950.peakClockHz / 1000);
+const int kL2Bytes = int(gfx950.l2BytesPerXcd);
+const size_t kGlobalMemBytes = size_t(gfx950.hbmBytes);
+// What ROCm reports as registers per block and per multiprocessor on gfx9
+// parts. Informational only: nothing in the emulator depends on them and
+// the target table has no such figure.
+constexpr int kRegsPerBlock = 65536, kRegsPerCu = 131072;
+// Grid dimensions HIP reports (int32 maxGridSize).
+constexpr int kMaxGridDim = 0x7fffffff;
 
 struct FacadeState {
   std::mutex mutex;
@@ -236,37 +253,37 @@ MXGEMM_HIP_EXPORT hipError_t hipDeviceGetAttribute(int *pi,
     return result(hipErrorInvalidDevice);
   switch (attr) {
   case hipDeviceAttributeClockRate:
-    *pi = 2400000; // kHz
+    *pi = kClockKhz;
     return hipSuccess;
   case hipDeviceAttributeL2CacheSize:
-    *pi = 4 << 20;
+    *pi = kL2Bytes;
     return hipSuccess;
   case hipDeviceAttributeComputeCapabilityMajor:
-    *pi = 9;
+    *pi = gfx950.computeCapabilityMajor;
     return hipSuccess;
   case hipDeviceAttributeComputeCapabilityMinor:
-    *pi = 5;
+    *pi = gfx950.computeCapabilityMinor;
     return hipSuccess;
   case hipDeviceAttributeMaxBlockDimX:
   case hipDeviceAttributeMaxBlockDimY:
   case hipDeviceAttributeMaxBlockDimZ:
   case hipDeviceAttributeMaxThreadsPerBlock:
-    *pi = 1024;
+    *pi = kMaxThreadsPerBlock;
     return hipSuccess;
   case hipDeviceAttributeMaxGridDimX:
   case hipDeviceAttributeMaxGridDimY:
   case hipDeviceAttributeMaxGridDimZ:
-    *pi = 0x7fffffff;
+    *pi = kMaxGridDim;
     return hipSuccess;
   case hipDeviceAttributeMaxThreadsPerMultiProcessor:
-    *pi = 2048;
+    *pi = kMaxThreadsPerCu;
     return hipSuccess;
   case hipDeviceAttributeMultiprocessorCount:
   case hipDeviceAttributePhysicalMultiProcessorCount:
     *pi = kNumCus;
     return hipSuccess;
   case hipDeviceAttributeMaxRegistersPerBlock:
-    *pi = 65536;
+    *pi = kRegsPerBlock;
     return hipSuccess;
   case hipDeviceAttributeMaxSharedMemoryPerBlock:
   case hipDeviceAttributeSharedMemPerBlockOptin:
@@ -275,7 +292,7 @@ MXGEMM_HIP_EXPORT hipError_t hipDeviceGetAttribute(int *pi,
     *pi = kLdsPerWorkgroup;
     return hipSuccess;
   case hipDeviceAttributeWarpSize:
-    *pi = 64;
+    *pi = kWaveSize;
     return hipSuccess;
   }
   return result(hipErrorInvalidValue);
@@ -304,25 +321,26 @@ hipGetDevicePropertiesR0600(hipDeviceProp_tR0600 *prop, int deviceId) {
     std::memcpy(bytes + offset, &value, sizeof(value));
   };
   std::strcpy(reinterpret_cast<char *>(bytes + mxgemmHipPropName), kDeviceName);
+  std::string arch = std::string(gfx950.chip) + kArchFeatures;
   std::strcpy(reinterpret_cast<char *>(bytes + mxgemmHipPropGcnArchName),
-              kArchName);
+              arch.c_str());
   put(mxgemmHipPropTotalGlobalMem, kGlobalMemBytes);
   put(mxgemmHipPropSharedMemPerBlock, size_t(kLdsPerWorkgroup));
-  put(mxgemmHipPropRegsPerBlock, int(65536));
-  put(mxgemmHipPropWarpSize, int(64));
-  put(mxgemmHipPropMaxThreadsPerBlock, int(1024));
+  put(mxgemmHipPropRegsPerBlock, kRegsPerBlock);
+  put(mxgemmHipPropWarpSize, kWaveSize);
+  put(mxgemmHipPropMaxThreadsPerBlock, kMaxThreadsPerBlock);
   for (int i = 0; i < 3; ++i) {
-    put(mxgemmHipPropMaxThreadsDim + 4 * i, int(1024));
-    put(mxgemmHipPropMaxGridSize + 4 * i, int(0x7fffffff));
+    put(mxgemmHipPropMaxThreadsDim + 4 * i, kMaxThreadsPerBlock);
+    put(mxgemmHipPropMaxGridSize + 4 * i, kMaxGridDim);
   }
-  put(mxgemmHipPropClockRate, int(2400000));
-  put(mxgemmHipPropMajor, int(9));
-  put(mxgemmHipPropMinor, int(5));
-  put(mxgemmHipPropMultiProcessorCount, int(kNumCus));
-  put(mxgemmHipPropL2CacheSize, int(4 << 20));
-  put(mxgemmHipPropMaxThreadsPerMultiProcessor, int(2048));
+  put(mxgemmHipPropClockRate, kClockKhz);
+  put(mxgemmHipPropMajor, gfx950.computeCapabilityMajor);
+  put(mxgemmHipPropMinor, gfx950.computeCapabilityMinor);
+  put(mxgemmHipPropMultiProcessorCount, kNumCus);
+  put(mxgemmHipPropL2CacheSize, kL2Bytes);
+  put(mxgemmHipPropMaxThreadsPerMultiProcessor, kMaxThreadsPerCu);
   put(mxgemmHipPropSharedMemPerMultiprocessor, size_t(kLdsPerWorkgroup));
-  put(mxgemmHipPropRegsPerMultiprocessor, int(131072));
+  put(mxgemmHipPropRegsPerMultiprocessor, kRegsPerCu);
   put(mxgemmHipPropSharedMemPerBlockOptin, size_t(kLdsPerWorkgroup));
   put(mxgemmHipPropMaxSharedMemoryPerMultiProcessor, size_t(kLdsPerWorkgroup));
   return hipSuccess;

@@ -48,7 +48,7 @@ struct Finding {
 llvm::StringRef findingKindName(Finding::Kind kind);
 void printFinding(llvm::raw_ostream &os, const Finding &finding);
 
-/// Instruction classes of the cycle model (/work/shared/PERF_MODEL.md),
+/// Instruction classes of the cycle model of the performance tools,
 /// from the MC opcode name: MFMA (v_mfma*), VMEM (global_/buffer_, including
 /// global->LDS), LDS (ds_*), SMEM (s_load/s_buffer_load), control (SOPP:
 /// s_waitcnt, s_barrier, branches, s_nop, s_setprio, s_endpgm, ...), SALU
