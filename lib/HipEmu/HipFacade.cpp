@@ -189,6 +189,7 @@ std::vector<uint64_t> parseIds(const char *text) {
 /// Launch options from the environment (see HipFacade.h).
 void applyEnvironment(LaunchConfig &config) {
   uint64_t gx = config.grid[0], gy = config.grid[1], gz = config.grid[2];
+  // The grid was checked (checkLaunchShape): this product fits 64 bits.
   uint64_t numWg = gx * gy * gz;
   if (const char *list = std::getenv("MXGEMM_EMU_WORKGROUPS")) {
     for (uint64_t id : parseIds(list))
@@ -421,44 +422,25 @@ MXGEMM_HIP_EXPORT hipError_t hipModuleLoadData(hipModule_t *module,
   if (!module || !image)
     return result(hipErrorInvalidValue);
   *module = nullptr;
-  // The image is an ELF whose size is not passed: take it from the header
-  // (section headers end the file for the objects lld writes).
+  // The image comes without a size. Its size is what the ELF header claims
+  // (claimedImageSize reads only the 64 header bytes and checks the claim);
+  // the sized loader then reads exactly that many bytes and checks every
+  // structure inside them. Whether the caller's buffer really holds them
+  // cannot be checked by anyone (docs/Emulator.md).
   const auto *p = static_cast<const uint8_t *>(image);
-  if (std::memcmp(p,
-                  "\x7f"
-                  "ELF",
-                  4) != 0 ||
-      p[4] != 2 /*ELFCLASS64*/ || p[5] != 1 /*little endian*/) {
-    llvm::errs() << "mxgemm_hip_emu: hipModuleLoadData: not a 64-bit "
-                    "little-endian ELF code object\n";
+  auto size = [&]() -> llvm::Expected<uint64_t> {
+    if (std::memcmp(p, llvm::ELF::ElfMagic, 4) != 0)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "not an ELF file");
+    return mxgemm::target::claimedImageSize(p, mxgemmHipMaxImageBytes);
+  }();
+  if (!size) {
+    llvm::errs() << "mxgemm_hip_emu: hipModuleLoadData: not a usable code "
+                    "object image: "
+                 << llvm::toString(size.takeError()) << "\n";
     return result(hipErrorInvalidImage);
   }
-  uint64_t shoff, phoff;
-  uint16_t shentsize, shnum, phentsize, phnum;
-  std::memcpy(&phoff, p + 0x20, 8);
-  std::memcpy(&shoff, p + 0x28, 8);
-  std::memcpy(&phentsize, p + 0x36, 2);
-  std::memcpy(&phnum, p + 0x38, 2);
-  std::memcpy(&shentsize, p + 0x3a, 2);
-  std::memcpy(&shnum, p + 0x3c, 2);
-  uint64_t size = std::max<uint64_t>(shoff + uint64_t(shentsize) * shnum,
-                                     phoff + uint64_t(phentsize) * phnum);
-  // Section contents may lie past the section header table.
-  for (uint16_t i = 0; i < shnum && shoff; ++i) {
-    const uint8_t *sh = p + shoff + uint64_t(i) * shentsize;
-    uint32_t type;
-    uint64_t offset, bytes;
-    std::memcpy(&type, sh + 4, 4);
-    std::memcpy(&offset, sh + 0x18, 8);
-    std::memcpy(&bytes, sh + 0x20, 8);
-    if (type != 8 /*SHT_NOBITS*/)
-      size = std::max(size, offset + bytes);
-  }
-  if (size < 64 || size > (uint64_t(1) << 32)) {
-    llvm::errs() << "mxgemm_hip_emu: hipModuleLoadData: malformed ELF\n";
-    return result(hipErrorInvalidImage);
-  }
-  auto object = CodeObject::load(llvm::ArrayRef<uint8_t>(p, size_t(size)));
+  auto object = CodeObject::load(llvm::ArrayRef<uint8_t>(p, size_t(*size)));
   if (!object) {
     std::string message = llvm::toString(object.takeError());
     llvm::errs() << "mxgemm_hip_emu: hipModuleLoadData: " << message << "\n";
@@ -514,6 +496,32 @@ MXGEMM_HIP_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function,
   return hipSuccess;
 }
 
+/// The hipError_t of a launch the emulator refused or failed.
+static hipError_t launchError(llvm::Error error, const KernelInfo &kernel) {
+  hipError_t code = hipErrorLaunchFailure;
+  std::string message;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const LaunchConfigError &e) {
+        switch (e.problem()) {
+        case LaunchProblem::Configuration:
+          code = hipErrorInvalidConfiguration;
+          break;
+        case LaunchProblem::Resources:
+          code = hipErrorLaunchOutOfResources;
+          break;
+        case LaunchProblem::Argument:
+          code = hipErrorInvalidValue;
+          break;
+        }
+        message = e.message();
+      },
+      [&](const llvm::ErrorInfoBase &e) { message = e.message(); });
+  llvm::errs() << "mxgemm_hip_emu: launch of '" << kernel.name
+               << "' failed: " << message << "\n";
+  return code;
+}
+
 MXGEMM_HIP_EXPORT hipError_t hipModuleLaunchKernel(
     hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,
     unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
@@ -525,13 +533,11 @@ MXGEMM_HIP_EXPORT hipError_t hipModuleLaunchKernel(
     return result(hipErrorInvalidHandle);
   if (!validStream(s, stream))
     return result(hipErrorInvalidHandle);
-  uint64_t threads = uint64_t(blockDimX) * blockDimY * blockDimZ;
-  if (!gridDimX || !gridDimY || !gridDimZ || !threads || threads > 1024)
+  // A HIP launch always names its block; 0 would mean "from metadata" to
+  // the emulator.
+  if (!blockDimX || !blockDimY || !blockDimZ)
     return result(hipErrorInvalidConfiguration);
   const KernelInfo &kernel = *f->kernel;
-  if (uint64_t(sharedMemBytes) + kernel.descriptor.groupSegmentFixedSize >
-      uint64_t(kLdsPerWorkgroup))
-    return result(hipErrorLaunchOutOfResources);
   if (kernelParams && extra)
     return result(hipErrorInvalidValue);
 
@@ -543,6 +549,9 @@ MXGEMM_HIP_EXPORT hipError_t hipModuleLaunchKernel(
   config.workgroup[1] = blockDimY;
   config.workgroup[2] = blockDimZ;
   config.dynamicLdsBytes = sharedMemBytes;
+  if (llvm::Error e = checkLaunchShape(kernel, config))
+    return result(launchError(std::move(e), kernel));
+  const uint32_t segment = kernargSegmentBytes(kernel);
   if (extra) {
     const void *buffer = nullptr;
     const size_t *size = nullptr;
@@ -556,32 +565,50 @@ MXGEMM_HIP_EXPORT hipError_t hipModuleLaunchKernel(
     }
     if (!buffer || !size)
       return result(hipErrorInvalidValue);
+    // Checked before a byte is copied: the kernel reads at most its
+    // segment, and a larger buffer (or size) is a caller's mistake.
+    if (*size > segment) {
+      llvm::errs() << "mxgemm_hip_emu: launch of '" << kernel.name
+                   << "': HIP_LAUNCH_PARAM_BUFFER_SIZE " << *size
+                   << " exceeds the kernel's " << segment
+                   << "-byte kernarg segment\n";
+      return result(hipErrorInvalidValue);
+    }
     const auto *b = static_cast<const uint8_t *>(buffer);
     config.kernargs.assign(b, b + *size);
   } else {
-    // Explicit arguments (hidden ones are the emulator's business).
+    // kernelParams are laid out by the metadata's `.args`; without a note
+    // there is no layout to follow.
+    if (!kernel.hasMetadata && segment) {
+      llvm::errs() << "mxgemm_hip_emu: launch of '" << kernel.name
+                   << "': kernelParams need the code object's .args "
+                      "metadata; pass the arguments through extra\n";
+      return result(hipErrorInvalidValue);
+    }
+    // Explicit arguments (hidden ones are the emulator's business). Each
+    // lies inside the segment (checked when the note was read).
     size_t index = 0;
     for (const KernelArgInfo &arg : kernel.args) {
-      if (llvm::StringRef(arg.valueKind).starts_with("hidden_"))
+      if (arg.isHidden())
         continue;
       if (!kernelParams || !kernelParams[index])
         return result(hipErrorInvalidValue);
-      if (config.kernargs.size() < size_t(arg.offset) + arg.size)
-        config.kernargs.resize(size_t(arg.offset) + arg.size);
+      size_t end = size_t(arg.offset) + arg.size;
+      if (config.kernargs.size() < end)
+        config.kernargs.resize(end);
       std::memcpy(config.kernargs.data() + arg.offset, kernelParams[index],
                   arg.size);
       ++index;
     }
   }
+  // Kernarg size and pointer arguments, before anything runs.
+  if (llvm::Error e = checkLaunchArguments(kernel, config, s.memory))
+    return result(launchError(std::move(e), kernel));
   applyEnvironment(config);
 
   auto launched = launch(*f->module->object, kernel, config, s.memory);
-  if (!launched) {
-    llvm::errs() << "mxgemm_hip_emu: launch of '" << kernel.name
-                 << "' failed: " << llvm::toString(launched.takeError())
-                 << "\n";
-    return result(hipErrorLaunchFailure);
-  }
+  if (!launched)
+    return result(launchError(launched.takeError(), kernel));
   if (launched->totalFindings) {
     llvm::errs() << "mxgemm_hip_emu: launch of '" << kernel.name
                  << "': " << launched->totalFindings << " checker finding(s)\n";
