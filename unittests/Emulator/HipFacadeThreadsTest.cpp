@@ -15,6 +15,8 @@
 #include "HipApi.h"
 #include "mxgemm/Runtime/mxgemm_runtime.h"
 
+#include <dlfcn.h>
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -174,14 +176,64 @@ TEST(HipFacadeThreads, EverythingAtOnce) {
   EXPECT_EQ(h.hipModuleUnload(shared), hipSuccess);
 }
 
+/// The runtime's C API, dlopened like the facade: $MXGEMM_RUNTIME_LIBRARY,
+/// else the one built with the tests. The ThreadSanitizer run instruments
+/// the facade and the emulator and takes the runtime from the normal build
+/// (it embeds kernels compiled by mxgemm-compile, which a sanitizer build
+/// directory would otherwise have to build too).
+struct Runtime {
+  void *handle = nullptr;
+#define RT_FN(NAME) decltype(&::NAME) NAME = nullptr;
+  RT_FN(mxgemm_context_options_init)
+  RT_FN(mxgemm_context_create)
+  RT_FN(mxgemm_context_destroy)
+  RT_FN(mxgemm_last_error)
+  RT_FN(mxgemm_device_alloc)
+  RT_FN(mxgemm_device_free)
+  RT_FN(mxgemm_copy_to_device)
+  RT_FN(mxgemm_copy_to_host)
+  RT_FN(mxgemm_device_memset)
+#undef RT_FN
+  bool load() {
+    const char *env = std::getenv("MXGEMM_RUNTIME_LIBRARY");
+    handle =
+        dlopen(env && *env ? env : MXGEMM_RUNTIME_LIB, RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+      return false;
+#define RT_FN(NAME)                                                            \
+  NAME = reinterpret_cast<decltype(NAME)>(dlsym(handle, #NAME));               \
+  if (!NAME)                                                                   \
+    return false;
+    RT_FN(mxgemm_context_options_init)
+    RT_FN(mxgemm_context_create)
+    RT_FN(mxgemm_context_destroy)
+    RT_FN(mxgemm_last_error)
+    RT_FN(mxgemm_device_alloc)
+    RT_FN(mxgemm_device_free)
+    RT_FN(mxgemm_copy_to_device)
+    RT_FN(mxgemm_copy_to_host)
+    RT_FN(mxgemm_device_memset)
+#undef RT_FN
+    return true;
+  }
+};
+
 // The reported crash as the runtime's users meet it: one context, one
 // thread allocating and freeing, two copying 4 KB buffers and setting them.
 TEST(HipFacadeThreads, RuntimeContextSharedByThreads) {
+  Runtime rt;
+  ASSERT_TRUE(rt.load()) << dlerror();
+  auto mxgemm_last_error = rt.mxgemm_last_error;
+  auto mxgemm_device_alloc = rt.mxgemm_device_alloc;
+  auto mxgemm_device_free = rt.mxgemm_device_free;
+  auto mxgemm_copy_to_device = rt.mxgemm_copy_to_device;
+  auto mxgemm_copy_to_host = rt.mxgemm_copy_to_host;
+  auto mxgemm_device_memset = rt.mxgemm_device_memset;
   mxgemm_context_options options;
-  mxgemm_context_options_init(&options);
+  rt.mxgemm_context_options_init(&options);
   options.hip_library = libraryPath();
   mxgemm_context *ctx = nullptr;
-  ASSERT_EQ(mxgemm_context_create(&options, &ctx), MXGEMM_STATUS_OK)
+  ASSERT_EQ(rt.mxgemm_context_create(&options, &ctx), MXGEMM_STATUS_OK)
       << mxgemm_last_error();
   std::atomic<bool> done{false};
   std::atomic<unsigned> allocations{0};
@@ -224,7 +276,7 @@ TEST(HipFacadeThreads, RuntimeContextSharedByThreads) {
   done = true;
   allocator.join();
   EXPECT_GT(allocations.load(), 0u);
-  EXPECT_EQ(mxgemm_context_destroy(ctx), MXGEMM_STATUS_OK);
+  EXPECT_EQ(rt.mxgemm_context_destroy(ctx), MXGEMM_STATUS_OK);
 }
 
 } // namespace
