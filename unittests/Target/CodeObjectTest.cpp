@@ -178,6 +178,7 @@ TEST(CodeObject, ReadsDescriptorsAndMetadata) {
   EXPECT_EQ(k->args[1].valueKind, "by_value");
   EXPECT_TRUE(k->args[2].isHidden());
   EXPECT_EQ(k->explicitArgumentBytes(), 12u);
+  EXPECT_EQ(k->accumOffset, std::optional<uint32_t>(16)) << "from the .kd";
   const KernelMetadata *plain = md.findKernel("plain");
   ASSERT_TRUE(plain);
   EXPECT_FALSE(plain->hasReqdWorkgroupSize());

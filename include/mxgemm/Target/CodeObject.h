@@ -107,6 +107,11 @@ struct KernelMetadata {
   /// `.reqd_workgroup_size`, or all 0 when the kernel has none.
   uint32_t reqdWorkgroupSize[3] = {0, 0, 0};
   std::vector<KernelArgument> args;
+  /// First AGPR (gfx90a+ unified register file). The note has no such
+  /// field: CodeObjectFile::parse and readCodeObjectMetadata take it from
+  /// the kernel's descriptor (KernelDescriptor::accumOffset), when the
+  /// object has a `.kd` symbol for the kernel (by name or `.symbol`).
+  std::optional<uint32_t> accumOffset;
 
   bool hasReqdWorkgroupSize() const { return reqdWorkgroupSize[0] != 0; }
   /// Bytes from the start of the kernarg segment to the end of the last

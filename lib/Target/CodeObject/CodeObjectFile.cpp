@@ -364,6 +364,13 @@ Expected<CodeObjectFile> CodeObjectFile::parse(ArrayRef<uint8_t> bytes) {
                                notes.size());
     }
   }
+
+  // The one resource the note lacks comes from the descriptor.
+  if (file.Metadata)
+    for (KernelMetadata &m : file.Metadata->kernels)
+      for (const KernelSymbol &k : file.Kernels)
+        if (k.name == m.name || k.name + ".kd" == m.symbol)
+          m.accumOffset = k.descriptor.accumOffset();
   return file;
 }
 
