@@ -226,7 +226,7 @@ FailureOr<CompileResult> mxgemm::compileProblem(ModuleOp module,
   auto hsaco = linkCodeObject(*code);
   if (!hsaco)
     return module.emitError(llvm::toString(hsaco.takeError()));
-  auto info = ::mxgemm::readCodeObjectInfo(*hsaco);
+  auto info = ::mxgemm::target::readCodeObjectMetadata(*hsaco);
   if (!info)
     return module.emitError("cannot read back the code object metadata: ")
            << llvm::toString(info.takeError());

@@ -55,21 +55,49 @@ uint64_t parseInt(StringRef s) {
   return v;
 }
 
-void parseDims(StringRef s, uint32_t out[3]) {
+/// A count or size: an unsigned integer (decimal or 0x...) of at most
+/// `max`. A sign, junk or a value out of range is a usage error, never a
+/// wrapped or truncated value.
+uint64_t parseUnsigned(StringRef s, uint64_t max, const Twine &what) {
+  uint64_t v;
+  if (s.trim().getAsInteger(0, v) || v > max)
+    die("invalid " + what + " '" + s + "': expected an integer from 0 to " +
+        Twine(max));
+  return v;
+}
+
+/// A value of `bits` bits, signed or unsigned (-1 and 0xffffffff are the
+/// same i32).
+uint64_t parseValue(StringRef s, unsigned bits, const Twine &what) {
+  uint64_t u;
+  int64_t v;
+  uint64_t umax = bits == 64 ? UINT64_MAX : (uint64_t(1) << bits) - 1;
+  int64_t smin = bits == 64 ? INT64_MIN : -(int64_t(1) << (bits - 1));
+  if (!s.trim().getAsInteger(0, u) && u <= umax)
+    return u;
+  if (!s.trim().getAsInteger(0, v) && v >= smin && v < 0)
+    return uint64_t(v) & umax;
+  die("invalid " + what + " '" + s + "': not a " + Twine(bits) +
+      "-bit integer");
+}
+
+void parseDims(StringRef s, uint32_t out[3], StringRef option) {
   SmallVector<StringRef, 3> parts;
   s.split(parts, ',');
   if (parts.size() > 3)
     die("too many dimensions in '" + s + "'");
   for (unsigned i = 0; i < 3; ++i)
-    out[i] = i < parts.size() ? uint32_t(parseInt(parts[i])) : 1;
+    out[i] = i < parts.size()
+                 ? uint32_t(parseUnsigned(parts[i], UINT32_MAX, option))
+                 : 1;
 }
 
-std::vector<uint64_t> parseList(StringRef s) {
+std::vector<uint64_t> parseList(StringRef s, StringRef option) {
   SmallVector<StringRef, 8> parts;
   s.split(parts, ',', -1, false);
   std::vector<uint64_t> out;
   for (StringRef p : parts)
-    out.push_back(parseInt(p));
+    out.push_back(parseUnsigned(p, UINT64_MAX, option));
   return out;
 }
 
@@ -92,12 +120,12 @@ bool parseCommon(Common &c, int &i, int argc, char **argv) {
   if (a == "--kernel")
     c.kernel = value().str();
   else if (a == "--grid") {
-    parseDims(value(), c.config.grid);
+    parseDims(value(), c.config.grid, a);
     c.haveGrid = true;
   } else if (a == "--block")
-    parseDims(value(), c.config.workgroup);
+    parseDims(value(), c.config.workgroup, a);
   else if (a == "--workgroups")
-    c.config.workgroupsToRun = parseList(value());
+    c.config.workgroupsToRun = parseList(value(), a);
   else if (a == "--no-checks")
     c.config.checks = false;
   else if (a == "--stats")
@@ -105,11 +133,11 @@ bool parseCommon(Common &c, int &i, int argc, char **argv) {
   else if (a == "--stats-json")
     c.statsJson = value().str();
   else if (a == "--threads")
-    c.config.threads = unsigned(parseInt(value()));
+    c.config.threads = unsigned(parseUnsigned(value(), UINT32_MAX, a));
   else if (a == "--lds")
-    c.config.dynamicLdsBytes = uint32_t(parseInt(value()));
+    c.config.dynamicLdsBytes = uint32_t(parseUnsigned(value(), UINT32_MAX, a));
   else if (a == "--quantum")
-    c.config.quantum = unsigned(parseInt(value()));
+    c.config.quantum = unsigned(parseUnsigned(value(), UINT32_MAX, a));
   else
     return false;
   return true;
@@ -174,7 +202,10 @@ int runMode(int argc, char **argv) {
       if (a == "--buf") {
         auto [name, rest] = v.split('=');
         auto [size, init] = rest.split(':');
-        bufs[name.str()] = Buf{parseInt(size), init.str()};
+        if (name.empty() || bufs.count(name.str()))
+          die("--buf needs a new buffer name: '" + v + "'");
+        bufs[name.str()] =
+            Buf{parseUnsigned(size, UINT64_MAX, "--buf size"), init.str()};
         bufOrder.push_back(name.str());
       } else if (a == "--arg") {
         args.push_back(v.str());
@@ -194,8 +225,12 @@ int runMode(int argc, char **argv) {
   DeviceMemory mem;
   for (auto &name : bufOrder) {
     Buf &b = bufs[name];
-    b.address = mem.allocate(b.size);
-    std::vector<uint8_t> data(b.size, 0);
+    // Zeroed device memory, initialised in place (no host copy of it).
+    b.address = b.size ? mem.allocate(b.size) : 0;
+    if (b.size && !b.address)
+      die("cannot allocate " + Twine(b.size) + " bytes for buffer '" + name +
+          "'");
+    uint8_t *data = b.size ? mem.translate(b.address, b.size) : nullptr;
     StringRef init = b.init;
     if (init == "iota") {
       for (uint64_t j = 0; j < b.size; ++j)
@@ -206,17 +241,16 @@ int runMode(int argc, char **argv) {
         std::memcpy(&data[j], &x, 4);
       }
     } else if (init.consume_front("fill=")) {
-      uint32_t x = uint32_t(parseInt(init));
+      uint32_t x = uint32_t(parseValue(init, 32, "fill value"));
       for (uint64_t j = 0; j + 4 <= b.size; j += 4)
         std::memcpy(&data[j], &x, 4);
     } else if (init.consume_front("rand=")) {
-      std::mt19937_64 rng(parseInt(init));
-      for (auto &byte : data)
-        byte = uint8_t(rng());
+      std::mt19937_64 rng(parseValue(init, 64, "seed"));
+      for (uint64_t j = 0; j < b.size; ++j)
+        data[j] = uint8_t(rng());
     } else if (!init.empty() && init != "zero") {
       die("unknown buffer initialiser '" + init + "'");
     }
-    mem.copyToDevice(b.address, data.data(), data.size());
   }
   for (StringRef a : args) {
     auto [kind, v] = a.split(':');
@@ -231,14 +265,18 @@ int runMode(int argc, char **argv) {
       auto it = bufs.find(name.str());
       if (it == bufs.end())
         die("--arg names unknown buffer '" + name + "'");
-      uint64_t addr =
-          it->second.address + (offset.empty() ? 0 : parseInt(offset));
+      uint64_t addr;
+      if (__builtin_add_overflow(
+              it->second.address,
+              offset.empty() ? 0 : parseUnsigned(offset, UINT64_MAX, "offset"),
+              &addr))
+        die("--arg " + a + ": the address overflows");
       put(&addr, 8);
     } else if (kind == "i32") {
-      uint32_t x = uint32_t(parseInt(v));
+      uint32_t x = uint32_t(parseValue(v, 32, "--arg i32"));
       put(&x, 4);
     } else if (kind == "i64" || kind == "ptr") {
-      uint64_t x = parseInt(v);
+      uint64_t x = parseValue(v, 64, "--arg " + kind);
       put(&x, 8);
     } else {
       die("unknown --arg kind '" + kind + "'");
@@ -256,15 +294,20 @@ int runMode(int argc, char **argv) {
     if (it == bufs.end())
       die("--print names unknown buffer '" + parts[0] + "'");
     StringRef type = parts.size() > 1 ? parts[1] : "u32";
+    if (!is_contained({"u8", "u16", "u32", "i32", "f32", "bf16"}, type))
+      die("--print: unknown type '" + type + "'");
     unsigned size = type == "u8"                        ? 1
                     : (type == "u16" || type == "bf16") ? 2
                                                         : 4;
-    uint64_t count =
-        parts.size() > 2 ? parseInt(parts[2]) : it->second.size / size;
-    std::vector<uint8_t> data(it->second.size);
-    mem.copyFromDevice(data.data(), it->second.address, data.size());
+    uint64_t count = parts.size() > 2
+                         ? parseUnsigned(parts[2], UINT64_MAX, "--print count")
+                         : it->second.size / size;
+    count = std::min<uint64_t>(count, it->second.size / size);
+    const uint8_t *data =
+        it->second.size ? mem.translate(it->second.address, it->second.size)
+                        : nullptr;
     outs() << parts[0] << ":";
-    for (uint64_t j = 0; j < count && (j + 1) * size <= data.size(); ++j) {
+    for (uint64_t j = 0; j < count; ++j) {
       uint32_t x = 0;
       std::memcpy(&x, &data[j * size], size);
       if (type == "f32")
