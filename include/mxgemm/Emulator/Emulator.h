@@ -2,7 +2,7 @@
 //
 // The launch API of the gfx950 emulator: run a kernel of a loaded code object
 // over a grid of wave64 workgroups with the hardware's initial register state,
-// on a small thread pool, with the correctness checkers of DESIGN.md section 6
+// on a small thread pool, with the correctness checkers of docs/Design.md section 6
 // (out-of-bounds, unwaited loads, LDS races, uninitialised data reaching a
 // store) and per-launch statistics. Timing is not modelled.
 //
