@@ -1,6 +1,7 @@
 # lit configuration of the mxgemm regression tests: FileCheck on IR, on
 # disassembly of generated code objects, and on tool output.
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -15,6 +16,10 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%mxgemm_src", config.mxgemm_src_root))
 config.substitutions.append(("%mxgemm_build_dir", config.mxgemm_obj_root))
+# %expect-exit CODE cmd...: cmd must exit with exactly CODE (Support/Tool.h).
+config.substitutions.append(("%expect-exit", "%s %s" % (
+    sys.executable,
+    os.path.join(config.mxgemm_src_root, "test", "Inputs", "expect_exit.py"))))
 config.substitutions.append(("%mxgemm_data", os.path.join(config.mxgemm_src_root, "data")))
 
 llvm_config.use_default_substitutions()
