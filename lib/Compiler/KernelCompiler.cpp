@@ -152,6 +152,11 @@ static void fillResources(contract::KernelResources &r,
                           const ::mxgemm::KernelResources &k) {
   r.vgprCount = k.vgprCount;
   r.agprCount = k.agprCount;
+  // The AGPRs live in the same allocation from accum_offset on, so the
+  // registers a wave holds are accum_offset + agpr_count, not the sum of
+  // the counts; the note does not say where they start.
+  if (k.agprCount)
+    r.accumOffset = k.accumOffset.value_or(0);
   r.sgprCount = k.sgprCount;
   r.vgprSpillCount = k.vgprSpillCount;
   r.sgprSpillCount = k.sgprSpillCount;
