@@ -106,24 +106,6 @@ OwningOpRef<ModuleOp> mxgemm::buildProblem(MLIRContext *ctx,
   return module;
 }
 
-FailureOr<contract::KernelConfig> mxgemm::parseConfigBody(MLIRContext *ctx,
-                                                          StringRef body) {
-  ctx->getOrLoadDialect<MXGemmDialect>();
-  std::string text = ("#mxgemm.config<" + body + ">").str();
-  size_t consumed = 0;
-  Attribute attr = parseAttribute(text, ctx, Type(), &consumed);
-  if (!attr)
-    return failure();
-  auto config = dyn_cast<ConfigAttr>(attr);
-  if (!config || consumed != text.size()) {
-    emitError(UnknownLoc::get(ctx))
-        << "--config must be the fields of one #mxgemm.config, got '" << body
-        << "'";
-    return failure();
-  }
-  return config.getKernelConfig();
-}
-
 /// What the descriptor needs of the one problem of a module, taken before
 /// the pipeline erases the problem op.
 struct ProblemOfModule {
