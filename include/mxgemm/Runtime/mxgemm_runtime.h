@@ -1,13 +1,30 @@
 /*===- mxgemm_runtime.h - C API of the mxgemm runtime shim --------*- C -*-===*
  *
  * The one public header of libmxgemm_runtime.so (C99, no C++ across it):
- * shape dispatch of block-scaled MXFP8 GEMMs Y = X . W^T (DESIGN.md sections
- * 1 and 5) onto the gfx950 kernels embedded in the library (built ahead of
- * time from tuning/gfx950.json). A caller asks `mxgemm_query` whether a
- * problem has a tuned kernel; `mxgemm_gemm` launches it on a hipStream_t, or
- * returns MXGEMM_STATUS_NOT_ELIGIBLE with the rule that failed so that the
- * caller's own path runs. HIP is loaded with dlopen at first use and never
- * linked. Every function returns a status code; see docs/Runtime.md.
+ * shape dispatch of block-scaled MXFP8 GEMMs Y = X . W^T (docs/Design.md
+ * sections 1 and 5) onto the gfx950 kernels embedded in the library (built
+ * ahead of time from tuning/gfx950.json). A caller asks `mxgemm_query`
+ * whether a problem has a tuned kernel; `mxgemm_gemm` launches it on a
+ * hipStream_t, or returns MXGEMM_STATUS_NOT_ELIGIBLE with the rule that
+ * failed so that the caller's own path runs. HIP is loaded with dlopen at
+ * first use and never linked. See docs/Runtime.md.
+ *
+ * Errors. Every function that returns a status returns MXGEMM_STATUS_OK or
+ * records a message as the calling thread's last error
+ * (`mxgemm_last_error`), NOT_ELIGIBLE included; a successful call leaves
+ * the last error as it was. Bad input is a status and a message, never a
+ * crash.
+ *
+ * Handles. `mxgemm_context *` is an opaque handle, not an address: never
+ * dereference it. The library checks every handle it is given against a
+ * process-wide table of live objects without reading the object, so a
+ * handle used after `mxgemm_context_destroy` (a second destroy included) or
+ * a made-up value is MXGEMM_STATUS_INVALID_ARGUMENT with a message. NULL is
+ * INVALID_ARGUMENT, except that `mxgemm_context_destroy(NULL)` is a no-op.
+ * The one rule the library cannot check: do not destroy a handle while
+ * another thread is still inside a call that uses it; every call that
+ * starts after the destroy returned is refused. At most 4096 contexts are
+ * live at a time (NOT_SUPPORTED beyond).
  *
  *===----------------------------------------------------------------------===*/
 
@@ -37,12 +54,14 @@ typedef enum mxgemm_status {
   /* The problem has no tuned kernel here; `reason` says which rule failed.
      The caller runs its own path. */
   MXGEMM_STATUS_NOT_ELIGIBLE = 1,
-  /* Null pointer, zero/negative/mismatched size, overflow, bad enum. */
+  /* Null pointer, zero/negative/mismatched size, overflow, bad enum, a
+     handle that names no live object. */
   MXGEMM_STATUS_INVALID_ARGUMENT = 2,
   /* A HIP call failed (or, in strict mode, HIP/a code object is missing). */
   MXGEMM_STATUS_HIP_ERROR = 3,
   /* The operation exists in the API but not for this problem (packing the
-     weights of a kernel that reads row-major W). */
+     weights of a kernel that reads row-major W), or a handle table is
+     full. */
   MXGEMM_STATUS_NOT_SUPPORTED = 4,
   /* A bug in the library (an internal invariant failed). */
   MXGEMM_STATUS_INTERNAL = 5
@@ -75,7 +94,7 @@ typedef enum mxgemm_dtype {
   MXGEMM_DTYPE_F32 = 4
 } mxgemm_dtype;
 
-/* Granularity of the E8M0 weight scales (DESIGN.md section 1). */
+/* Granularity of the E8M0 weight scales (docs/Design.md section 1). */
 typedef enum mxgemm_scale_granularity {
   MXGEMM_SCALE_BLOCK32X32 = 0, /* Ws [ceil(N/32), K/32] */
   MXGEMM_SCALE_PER_ROW = 1     /* Ws [N, K/32] */
@@ -154,6 +173,7 @@ typedef struct mxgemm_context_options {
   void *log_user_data;
 } mxgemm_context_options;
 
+/* Opaque handles (see "Handles" at the top). */
 typedef struct mxgemm_context mxgemm_context;
 
 /* Static information about one embedded kernel (for tools and bindings). */
@@ -173,7 +193,9 @@ MXGEMM_API const char *mxgemm_version(void);
 MXGEMM_API const char *mxgemm_status_string(mxgemm_status status);
 /* Static name of a reason ("MXGEMM_REASON_M_OUT_OF_RANGE", ...). */
 MXGEMM_API const char *mxgemm_reason_string(mxgemm_reason reason);
-/* Message of the last failed call on this thread ("" if none). */
+/* Message of the last call on this thread that did not return
+   MXGEMM_STATUS_OK ("" if none); valid until the thread's next failing
+   call. */
 MXGEMM_API const char *mxgemm_last_error(void);
 
 /* Defaults: all zero/NULL. */
@@ -182,10 +204,12 @@ MXGEMM_API void mxgemm_context_options_init(mxgemm_context_options *options);
    and M/N/K. */
 MXGEMM_API void mxgemm_problem_init(mxgemm_problem *problem, int64_t m,
                                     int64_t n, int64_t k);
-/* `options` may be NULL. HIP is not touched until the first call needing it. */
+/* `options` may be NULL. HIP is not touched until the first call needing
+   it. NOT_SUPPORTED when 4096 contexts are live. */
 MXGEMM_API mxgemm_status mxgemm_context_create(
     const mxgemm_context_options *options, mxgemm_context **context);
-/* Unloads the modules; NULL is a no-op. No call may be in flight. */
+/* Unloads the modules and invalidates the handle; NULL is a no-op, a
+   destroyed context INVALID_ARGUMENT. No call may be in flight on it. */
 MXGEMM_API mxgemm_status mxgemm_context_destroy(mxgemm_context *context);
 
 /* The decision for `problem` (shape-level rules, device, code object). The
@@ -196,7 +220,8 @@ MXGEMM_API mxgemm_status mxgemm_query(mxgemm_context *context,
                                       mxgemm_plan *plan);
 /* Launches the tuned kernel on `stream` (a hipStream_t; NULL = default
    stream). Asynchronous. NOT_ELIGIBLE: nothing was launched, run your own
-   path. `plan` may be NULL. Thread-safe, allocation- and lock-free. */
+   path. `plan` may be NULL (the reason is then in mxgemm_last_error).
+   Thread-safe, allocation- and lock-free. */
 MXGEMM_API mxgemm_status mxgemm_gemm(mxgemm_context *context,
                                      const mxgemm_problem *problem,
                                      const mxgemm_tensors *tensors,
@@ -235,8 +260,9 @@ MXGEMM_API const char *mxgemm_kernel_descriptor(size_t index);
    program_tile_m) x cols [col, col + tile_n), clipped to M), using the same
    program-id -> tile swizzle the kernel was compiled with (group_m x group_n
    groups, XCD remap; include/mxgemm/Contract/TileGrouping.h). Every field
-   of the plan is checked: a caller-built plan that describes no grid, or a
-   workgroup past it, is INVALID_ARGUMENT. */
+   of the plan is checked: a caller-built plan that describes no grid
+   (group_m = 0, grid_x not a multiple of num_tiles_n, more than 2^31 - 1
+   rows, ...), or a workgroup past it, is INVALID_ARGUMENT. */
 MXGEMM_API mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
                                                     uint32_t workgroup,
                                                     int64_t *row, int64_t *col);
