@@ -1,8 +1,9 @@
 //===- Context.cpp - contexts, handle tables and the last error -----------===//
 //
-// A context owns the lazily loaded HIP library and one module per embedded
-// kernel. HIP and the embedded modules are set up exactly once, on the first
-// call that needs the device; after that the context is immutable.
+// A context owns the lazily loaded HIP library, one module per embedded
+// kernel and the kernels loaded into it. HIP and the embedded modules are
+// set up exactly once, on the first call that needs the device; after that
+// the context is immutable except for its list of loaded kernels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,7 @@ namespace mxgemm::runtime {
 // Constant-initialised, never destroyed in a way that matters (trivial
 // destructors): handles stay checkable during static destruction.
 ContextTable gContexts;
+LoadedKernelTable gLoadedKernels;
 
 namespace {
 thread_local char tlsLastError[kMessageBytes];
@@ -62,6 +64,28 @@ const char *describeBadContext(HandleState state) {
     break;
   }
   return "context is not a live handle made by mxgemm_context_create";
+}
+
+LoadedKernel *resolveLoadedKernel(const Context &ctx,
+                                  mxgemm_loaded_kernel *handle, char *message,
+                                  size_t messageSize) {
+  HandleState state;
+  LoadedKernel *k =
+      gLoadedKernels.find(reinterpret_cast<uintptr_t>(handle), state);
+  const char *why = nullptr;
+  if (!k)
+    why = state == HandleState::Null ? "kernel is NULL"
+          : state == HandleState::Removed
+              ? "kernel was unloaded (by mxgemm_kernel_unload or with its "
+                "context): its handle is no longer valid"
+              : "kernel is not a live handle made by mxgemm_kernel_load";
+  else if (k->owner != &ctx)
+    why = "kernel was loaded into another context";
+  if (!why)
+    return k;
+  MessageBuilder(message, messageSize) << why;
+  setLastError(why);
+  return nullptr;
 }
 
 void Context::warn(const std::string &message) {
@@ -135,7 +159,8 @@ void Context::initialize() {
           "hipModuleLoadData(" + entry.tuning.name + "): " + hip.describe(e);
       k.module = nullptr;
     } else if ((e = hip.hipModuleGetFunction(
-                    &k.function, k.module, entry.descriptor.kernel.c_str())) !=
+                    &k.function, k.module,
+                    functionName(entry.descriptor.kernel).c_str())) !=
                hipSuccess) {
       k.error = "hipModuleGetFunction(" + entry.descriptor.kernel +
                 "): " + hip.describe(e);
@@ -152,6 +177,17 @@ void Context::initialize() {
 }
 
 void Context::unloadAll() {
+  std::vector<uintptr_t> handles;
+  {
+    std::lock_guard<std::mutex> lock(loadedMutex);
+    handles.swap(loaded);
+  }
+  for (uintptr_t h : handles) {
+    HandleState state;
+    std::unique_ptr<LoadedKernel> k(gLoadedKernels.remove(h, state));
+    if (k && k->module)
+      hip.hipModuleUnload(k->module);
+  }
   if (hipReady && modules)
     for (size_t i = 0; i < KernelLibrary::embedded().entries.size(); ++i)
       if (modules[i].module)

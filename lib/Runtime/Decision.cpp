@@ -1,9 +1,10 @@
 //===- Decision.cpp - the rules every launch goes through -----------------===//
 //
 // The argument, device and pointer rules of docs/Design.md section 5, the
-// grid, the argument packing and the launch of mxgemm_query / mxgemm_gemm.
-// Nothing here allocates or locks on the success path: these run on every
-// call.
+// grid, the argument packing and the launch, shared by the embedded kernels
+// (mxgemm_query / mxgemm_gemm) and the loaded ones (mxgemm_kernel_query /
+// mxgemm_kernel_launch). Nothing here allocates or locks on the success
+// path: these run on every call.
 //
 //===----------------------------------------------------------------------===//
 

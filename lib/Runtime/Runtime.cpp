@@ -7,7 +7,8 @@
 // structs: after a context's first use it neither allocates nor locks, so
 // any number of threads can share one context. Handles are checked against
 // the process-wide tables of Handles.h; exceptions never cross the C
-// boundary (they become MXGEMM_STATUS_INTERNAL).
+// boundary (they become MXGEMM_STATUS_INTERNAL). Kernels loaded at run time
+// are in LoadedKernels.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -318,6 +319,7 @@ mxgemm_status mxgemm_context_create(const mxgemm_context_options *options,
     ctx->injectInternal = faultName == "internal";
     ctx->corruptCodeObjects = faultName == "code_object";
     ctx->pretendGfx942 = faultName == "arch";
+    ctx->missingFunction = faultName == "function";
     ctx->handle = gContexts.insert(ctx.get());
     if (!ctx->handle)
       return fail(MXGEMM_STATUS_NOT_SUPPORTED,

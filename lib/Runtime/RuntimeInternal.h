@@ -1,9 +1,11 @@
 //===- RuntimeInternal.h - what the C API's source files share --*- C++ -*-===//
 //
-// The object behind the C API's context handle, the process-wide table that
-// validates those handles (Handles.h), the per-thread last error, and the
-// pieces of a decision: argument rules, device rules, pointer rules, the
-// grid, argument packing, the launch and the plan. The rules are those of
+// The objects behind the C API's handles (a context, a kernel loaded with
+// mxgemm_kernel_load), the process-wide tables that validate those handles
+// (Handles.h), the per-thread last error, and the pieces of a decision that
+// the embedded kernels (Runtime.cpp) and loaded kernels (LoadedKernels.cpp)
+// both go through: argument rules, device rules, pointer rules, the grid,
+// argument packing, the launch and the plan. The rules are those of
 // docs/Design.md section 5, in the order docs/Runtime.md lists.
 //
 //===----------------------------------------------------------------------===//
@@ -104,6 +106,23 @@ struct EmbeddedModule {
   std::string error; // why it could not be loaded ("" when loaded)
 };
 
+struct Context;
+
+/// A kernel loaded with mxgemm_kernel_load: its descriptor, a copy of its
+/// code object, and its module in the owning context. Immutable after the
+/// load, until mxgemm_kernel_unload or the context's destroy.
+struct LoadedKernel {
+  Context *owner = nullptr;
+  uintptr_t handle = 0;
+  contract::KernelDescriptor descriptor;
+  ArgumentPacking packing;
+  /// The config as the body of #mxgemm.config<...> (plans show it).
+  std::string configText;
+  std::vector<unsigned char> codeObject;
+  hipModule_t module = nullptr;
+  hipFunction_t function = nullptr;
+};
+
 struct Context {
   mxgemm_context_options options{};
   std::string hipPath;
@@ -113,6 +132,13 @@ struct Context {
   bool injectInternal = false;     // "internal": every decision throws
   bool corruptCodeObjects = false; // "code_object": load a corrupted copy
   bool pretendGfx942 = false;      // "arch": read compute capability as 9.4
+  bool missingFunction = false;    // "function": ask HIP for a wrong symbol
+
+  /// The symbol hipModuleGetFunction is asked for (`kernel`, unless the
+  /// "function" test hook asks for one that does not exist).
+  std::string functionName(const std::string &kernel) const {
+    return missingFunction ? kernel + ".missing" : kernel;
+  }
 
   // Set up once by initialize(); read-only afterwards.
   std::once_flag initOnce;
@@ -125,6 +151,10 @@ struct Context {
   std::string hipError; // why HIP is unavailable
   std::unique_ptr<EmbeddedModule[]> modules;
 
+  /// Handles of the kernels loaded into this context (unloaded with it).
+  std::mutex loadedMutex;
+  std::vector<uintptr_t> loaded;
+
   /// Prints `message` once per process (to options.log or stderr).
   void warn(const std::string &message);
   /// Loads HIP and the embedded modules: once, on the first call that
@@ -136,17 +166,19 @@ struct Context {
         initialized.store(true, std::memory_order_release);
       });
   }
-  /// Unloads the modules of the embedded kernels.
+  /// Unloads the modules of the loaded and embedded kernels.
   void unloadAll();
 
 private:
   void initialize();
 };
 
-/// The process-wide handle table (Handles.h). Live contexts are bounded by
-/// its capacity.
+/// The process-wide handle tables (Handles.h). Live contexts and loaded
+/// kernels are bounded by these capacities.
 using ContextTable = HandleTable<Context, 0xC7, 4096>;
+using LoadedKernelTable = HandleTable<LoadedKernel, 0x4B, 65536>;
 extern ContextTable gContexts;
+extern LoadedKernelTable gLoadedKernels;
 
 /// Why a context handle names no live context ("context is NULL", ...).
 const char *describeBadContext(HandleState state);
@@ -167,6 +199,12 @@ inline Context *resolveContext(mxgemm_context *handle, char *message,
 inline Context *resolveContext(mxgemm_context *handle) {
   return resolveContext(handle, nullptr, 0);
 }
+
+/// The loaded kernel of `handle` in `ctx`, or null with the reason as the
+/// last error and in `message`.
+LoadedKernel *resolveLoadedKernel(const Context &ctx,
+                                  mxgemm_loaded_kernel *handle, char *message,
+                                  size_t messageSize);
 
 //===----------------------------------------------------------------------===//
 // Pieces of a decision

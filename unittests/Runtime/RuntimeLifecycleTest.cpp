@@ -66,6 +66,7 @@ void expectEveryCallRefuses(mxgemm_context *ctx, const char *expected) {
   size_t bytes = 0;
   char name[32];
   int major, minor;
+  mxgemm_loaded_kernel *kernel = nullptr;
   const std::vector<std::pair<const char *, std::function<mxgemm_status()>>>
       calls = {
           {"query", [&] { return mxgemm_query(ctx, &p, &plan); }},
@@ -89,6 +90,15 @@ void expectEveryCallRefuses(mxgemm_context *ctx, const char *expected) {
            [&] {
              return mxgemm_device_info(ctx, name, sizeof(name), &major, &minor);
            }},
+          {"kernel load",
+           [&] { return mxgemm_kernel_load(ctx, buf, 64, "{}", &kernel); }},
+          {"kernel query",
+           [&] { return mxgemm_kernel_query(ctx, kernel, &p, &plan); }},
+          {"kernel launch",
+           [&] {
+             return mxgemm_kernel_launch(ctx, kernel, &p, &t, nullptr, &plan);
+           }},
+          {"kernel unload", [&] { return mxgemm_kernel_unload(ctx, kernel); }},
       };
   for (const auto &[what, call] : calls) {
     resetLastError();
