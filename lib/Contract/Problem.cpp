@@ -191,10 +191,12 @@ ErrorMessage TileGrid::validate() const {
 std::optional<int64_t> TileGrid::numWorkgroups(int64_t m) const {
   if (!isValid() || m < 1 || m > kMaxM)
     return std::nullopt;
-  // Both factors are below 2^31 and 2^24: the product cannot overflow.
+  // Checked although isValid() bounds both factors (2^31 and 2^24): the
+  // grid is a size every launch trusts.
   const int64_t tilesM = (m + programTileM - 1) / programTileM;
-  const int64_t count = tilesM * numTilesN;
-  if (count > int64_t(UINT32_MAX))
+  int64_t count;
+  if (__builtin_mul_overflow(tilesM, numTilesN, &count) ||
+      count > int64_t(UINT32_MAX))
     return std::nullopt;
   return count;
 }

@@ -429,8 +429,11 @@ mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
     if (!contract::canPackWeightPanels(n, k, nonK))
       return fail(MXGEMM_STATUS_INTERNAL,
                   "internal: the kernel's W cannot be cut into MFMA panels");
-    // N and K are at most 2^24 (the key matched an entry): no overflow.
-    const size_t bytes = size_t(n) * size_t(k);
+    // N and K are at most 2^24 (the key matched an entry); checked anyway.
+    size_t bytes;
+    if (__builtin_mul_overflow(size_t(n), size_t(k), &bytes))
+      return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
+                  "N x K bytes of W overflow size_t");
     *packed_bytes = bytes;
     if (!packed)
       return MXGEMM_STATUS_OK;
@@ -536,10 +539,12 @@ mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
                 "plan: grid_x (" + std::to_string(plan->grid_x) +
                     ") is not a positive multiple of num_tiles_n (" +
                     std::to_string(plan->num_tiles_n) + ")");
-  // validate() bounds program_tile_m by 4096: at most 2^44 rows.
-  const int64_t rows =
-      int64_t(plan->grid_x / plan->num_tiles_n) * plan->program_tile_m;
-  if (rows > contract::kMaxM + int64_t(plan->program_tile_m) - 1)
+  // validate() bounds program_tile_m by 4096 (at most 2^44 rows); checked
+  // anyway, as every size computed from a caller's plan.
+  int64_t rows;
+  if (__builtin_mul_overflow(int64_t(plan->grid_x / plan->num_tiles_n),
+                             int64_t(plan->program_tile_m), &rows) ||
+      rows > contract::kMaxM + int64_t(plan->program_tile_m) - 1)
     return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
                 "plan: grid_x describes " + std::to_string(rows) +
                     " rows, more than a kernel's i32 M (" +
