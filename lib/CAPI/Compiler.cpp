@@ -24,7 +24,7 @@
 #include <string>
 
 using namespace mlir;
-namespace mx = mlir::mxgemm;
+namespace mx = mxgemm;
 namespace contract = ::mxgemm::contract;
 
 namespace {

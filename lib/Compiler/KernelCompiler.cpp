@@ -29,13 +29,13 @@
 #include "llvm/IR/Module.h"
 
 using namespace mlir;
-using namespace mlir::mxgemm;
+using namespace mxgemm;
 namespace contract = ::mxgemm::contract;
 
-StringRef mlir::mxgemm::getMXGemmVersion() { return MXGEMM_VERSION_STRING; }
-StringRef mlir::mxgemm::getLLVMVersion() { return LLVM_VERSION_STRING; }
+StringRef mxgemm::getMXGemmVersion() { return MXGEMM_VERSION_STRING; }
+StringRef mxgemm::getLLVMVersion() { return LLVM_VERSION_STRING; }
 
-std::string mlir::mxgemm::getKernelName(const ProblemSpec &spec) {
+std::string mxgemm::getKernelName(const ProblemSpec &spec) {
   if (!spec.name.empty())
     return spec.name;
   return "mxgemm_n" + std::to_string(spec.problem.n) + "_k" +
@@ -52,8 +52,8 @@ static bool isIdentifier(StringRef name) {
   });
 }
 
-contract::ErrorMessage
-mlir::mxgemm::validateProblemSpec(const ProblemSpec &spec, StringRef chip) {
+contract::ErrorMessage mxgemm::validateProblemSpec(const ProblemSpec &spec,
+                                                   StringRef chip) {
   if (!spec.name.empty() && !isIdentifier(spec.name))
     return "the kernel name must be an identifier ([A-Za-z_][A-Za-z0-9_$.]*, "
            "at most 256 characters), got '" +
@@ -69,9 +69,9 @@ mlir::mxgemm::validateProblemSpec(const ProblemSpec &spec, StringRef chip) {
   return contract::verifyProblemConfig(spec.problem, spec.config);
 }
 
-OwningOpRef<ModuleOp> mlir::mxgemm::buildProblem(MLIRContext *ctx,
-                                                 const ProblemSpec &spec,
-                                                 StringRef chip) {
+OwningOpRef<ModuleOp> mxgemm::buildProblem(MLIRContext *ctx,
+                                           const ProblemSpec &spec,
+                                           StringRef chip) {
   Location loc = NameLoc::get(StringAttr::get(ctx, "mxgemm-problem"));
   if (auto error = validateProblemSpec(spec, chip)) {
     emitError(loc) << *error;
@@ -106,8 +106,8 @@ OwningOpRef<ModuleOp> mlir::mxgemm::buildProblem(MLIRContext *ctx,
   return module;
 }
 
-FailureOr<contract::KernelConfig>
-mlir::mxgemm::parseConfigBody(MLIRContext *ctx, StringRef body) {
+FailureOr<contract::KernelConfig> mxgemm::parseConfigBody(MLIRContext *ctx,
+                                                          StringRef body) {
   ctx->getOrLoadDialect<MXGemmDialect>();
   std::string text = ("#mxgemm.config<" + body + ">").str();
   size_t consumed = 0;
@@ -162,8 +162,8 @@ static void fillResources(contract::KernelResources &r,
   r.wavefrontSize = k.wavefrontSize;
 }
 
-FailureOr<CompileResult>
-mlir::mxgemm::compileProblem(ModuleOp module, const CompileOptions &options) {
+FailureOr<CompileResult> mxgemm::compileProblem(ModuleOp module,
+                                                const CompileOptions &options) {
   MLIRContext *ctx = module.getContext();
   const ::mxgemm::target::TargetModel *target =
       ::mxgemm::target::findTargetModel(options.chip);

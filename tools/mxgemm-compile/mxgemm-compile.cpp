@@ -28,7 +28,7 @@
 
 using namespace llvm;
 using namespace mxgemm; // ExitCode
-namespace mx = mlir::mxgemm;
+namespace mx = mxgemm;
 namespace contract = mxgemm::contract;
 
 static cl::OptionCategory category("mxgemm-compile options");

@@ -11,13 +11,14 @@
 #define MXGEMM_COMPILER_KERNELCOMPILER_H
 
 #include "mxgemm/Contract/KernelDescriptor.h"
+#include "mxgemm/Support/MLIR.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
 #include <string>
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 
 /// A GEMM problem family and the config to compile it with; M is a runtime
 /// argument of the kernel.
@@ -77,6 +78,6 @@ FailureOr<CompileResult> compileProblem(ModuleOp module,
 llvm::StringRef getMXGemmVersion();
 llvm::StringRef getLLVMVersion();
 
-} // namespace mlir::mxgemm
+} // namespace mxgemm
 
 #endif // MXGEMM_COMPILER_KERNELCOMPILER_H

@@ -1,6 +1,6 @@
 //===- MXNumerics.h - bit-exact MX (OCP MXFP8) arithmetic -------*- C++ -*-===//
 //
-// The numeric contract of DESIGN.md section 1, shared by the CPU reference
+// The numeric contract of docs/Design.md section 1, shared by the CPU reference
 // and the emulator's MFMA so that both round identically: FP8 decoding, E8M0
 // scales, one exact-sum-then-round-once FP32 accumulation per MFMA K-step,
 // and BF16 round-to-nearest-even. No MLIR or LLVM dependency.
@@ -22,7 +22,7 @@ enum class FP8Format : uint8_t { E4M3 = 0, E5M2 = 1 };
 /// Value of an FP8 encoding (NaN and, for E5M2, +-inf as IEEE doubles).
 double decodeFP8(uint8_t bits, FP8Format format);
 
-/// One MFMA K-step for one output element (DESIGN.md section 1):
+/// One MFMA K-step for one output element (docs/Design.md section 1):
 ///   acc' = round_to_fp32_rne(acc + sum_b 2^(sa[b]-127) * 2^(sb[b]-127) *
 ///                                   sum_{i<32} a[32b+i] * b[32b+i])
 /// with the sum computed exactly and rounded once (subnormals kept).

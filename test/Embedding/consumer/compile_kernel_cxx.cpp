@@ -21,15 +21,14 @@ int main() {
   mlir::DialectRegistry registry;
   mxgemm::registerAllDialects(registry);
   mlir::MLIRContext ctx(registry);
-  mlir::mxgemm::ProblemSpec spec;
+  mxgemm::ProblemSpec spec;
   spec.name = "consumer_cxx_gemm";
   spec.problem.n = 256;
   spec.problem.k = 256;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::mxgemm::buildProblem(&ctx, spec);
+  mlir::OwningOpRef<mlir::ModuleOp> module = mxgemm::buildProblem(&ctx, spec);
   if (!module)
     return 1;
-  auto result = mlir::mxgemm::compileProblem(*module, {});
+  auto result = mxgemm::compileProblem(*module, {});
   if (mlir::failed(result) || result->output.compare(0, 4, kElfMagic, 4) != 0)
     return 1;
   // The kernel descriptor is the contract's type: it round-trips as JSON.

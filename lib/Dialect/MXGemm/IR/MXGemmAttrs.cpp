@@ -15,7 +15,7 @@
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
-using namespace mlir::mxgemm;
+using namespace mxgemm;
 namespace contract = ::mxgemm::contract;
 
 //===----------------------------------------------------------------------===//
@@ -39,29 +39,27 @@ static_assert(int(LdsLayout::Plain) == int(contract::LdsLayout::Plain) &&
 static_assert(int(Schedule::Default) == int(contract::Schedule::Default) &&
               int(Schedule::Interleave) == int(contract::Schedule::Interleave));
 
-contract::ScaleGranularity mlir::mxgemm::toContract(WeightScaleGranularity g) {
+contract::ScaleGranularity mxgemm::toContract(WeightScaleGranularity g) {
   return g == WeightScaleGranularity::PerRow
              ? contract::ScaleGranularity::PerRow
              : contract::ScaleGranularity::Block32x32;
 }
-WeightScaleGranularity
-mlir::mxgemm::fromContract(contract::ScaleGranularity g) {
+WeightScaleGranularity mxgemm::fromContract(contract::ScaleGranularity g) {
   return g == contract::ScaleGranularity::PerRow
              ? WeightScaleGranularity::PerRow
              : WeightScaleGranularity::Block32x32;
 }
-contract::MfmaShape mlir::mxgemm::toContract(MfmaShape s) {
+contract::MfmaShape mxgemm::toContract(MfmaShape s) {
   return static_cast<contract::MfmaShape>(s);
 }
-MfmaShape mlir::mxgemm::fromContract(contract::MfmaShape s) {
+MfmaShape mxgemm::fromContract(contract::MfmaShape s) {
   return static_cast<MfmaShape>(s);
 }
-contract::Staging mlir::mxgemm::toContract(Staging s) {
+contract::Staging mxgemm::toContract(Staging s) {
   return static_cast<contract::Staging>(s);
 }
 
-std::optional<contract::ElementType>
-mlir::mxgemm::toContractElementType(Type t) {
+std::optional<contract::ElementType> mxgemm::toContractElementType(Type t) {
   if (isa<Float8E4M3FNType>(t))
     return contract::ElementType::E4M3;
   if (isa<Float8E5M2Type>(t))
@@ -75,7 +73,7 @@ mlir::mxgemm::toContractElementType(Type t) {
   return std::nullopt;
 }
 
-Type mlir::mxgemm::getElementType(MLIRContext *ctx, contract::ElementType t) {
+Type mxgemm::getElementType(MLIRContext *ctx, contract::ElementType t) {
   switch (t) {
   case contract::ElementType::E4M3:
     return Float8E4M3FNType::get(ctx);

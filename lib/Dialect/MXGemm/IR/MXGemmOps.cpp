@@ -12,7 +12,7 @@
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
-using namespace mlir::mxgemm;
+using namespace mxgemm;
 
 /// Two extents agree if either is dynamic or they are equal.
 static bool compatible(int64_t a, int64_t b) {

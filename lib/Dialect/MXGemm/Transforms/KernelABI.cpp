@@ -12,11 +12,11 @@
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
-using namespace mlir::mxgemm;
+using namespace mxgemm;
 namespace contract = ::mxgemm::contract;
 
-KernelSignature mlir::mxgemm::getKernelSignature(MLIRContext *ctx,
-                                                 ScaledMatmulOp op) {
+KernelSignature mxgemm::getKernelSignature(MLIRContext *ctx,
+                                           ScaledMatmulOp op) {
   Builder b(ctx);
   const contract::GemmProblem problem = op.getProblem();
   Type xElem = op.getX().getType().getElementType();

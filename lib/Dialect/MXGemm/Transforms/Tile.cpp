@@ -14,15 +14,16 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Debug.h"
+
+using namespace mlir;
 
 #define DEBUG_TYPE "mxgemm-tile"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DEF_MXGEMMTILE
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
-} // namespace mlir::mxgemm
 
-namespace mlir::mxgemm {
 namespace {
 
 /// Returns the kernel container of the module, creating it if needed.
@@ -48,9 +49,11 @@ struct MXGemmTilePass : public impl::MXGemmTileBase<MXGemmTilePass> {
     }
     SmallVector<ScaledMatmulOp> problems;
     module.walk([&](ScaledMatmulOp op) { problems.push_back(op); });
-    for (ScaledMatmulOp op : problems)
+    for (ScaledMatmulOp op : problems) {
       if (failed(tileProblem(module, op)))
         return signalPassFailure();
+      ++numKernels;
+    }
   }
 
   LogicalResult tileProblem(ModuleOp module, ScaledMatmulOp op);
@@ -98,6 +101,9 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
                     b.getI32IntegerAttr(config.getWavesPerEU()));
   kernel->setAttr(kConfigAttrName, config);
   kernel->setAttr(kProblemAttrName, sig.problem);
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": kernel @" << func.getName()
+                          << " (n = " << n << ", k = " << k << "): " << config
+                          << "\n");
 
   Block &body = kernel.getBody().front();
   b.setInsertionPointToStart(&body);
@@ -160,4 +166,4 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
 }
 
 } // namespace
-} // namespace mlir::mxgemm
+} // namespace mxgemm

@@ -1,6 +1,6 @@
 // RUN: mxgemm-opt %s --mxgemm-tile --split-input-file | FileCheck %s
 
-// The kernel ABI (DESIGN.md section 4): flat X, Xs, W, Ws, Y then M : i32;
+// The kernel ABI (docs/Design.md section 4): flat X, Xs, W, Ws, Y then M : i32;
 // the host function is gone.
 // CHECK-LABEL: gpu.module @mxgemm_kernels
 // CHECK-NOT: func.func

@@ -20,6 +20,7 @@
 
 #include "mxgemm/Contract/KernelConfig.h"
 #include "mxgemm/Contract/Problem.h"
+#include "mxgemm/Support/MLIR.h"
 #include "mxgemm/Target/TargetModel.h"
 
 #include "mxgemm/Dialect/MXGemm/IR/MXGemmDialect.h.inc"
@@ -28,7 +29,7 @@
 #define GET_ATTRDEF_CLASSES
 #include "mxgemm/Dialect/MXGemm/IR/MXGemmAttrs.h.inc"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 /// The contract's names of the dialect's enums (the IR keywords are the
 /// same words; the mapping lives in MXGemmAttrs.cpp).
 ::mxgemm::contract::ScaleGranularity toContract(WeightScaleGranularity g);
@@ -42,7 +43,7 @@ MfmaShape fromContract(::mxgemm::contract::MfmaShape shape);
 std::optional<::mxgemm::contract::ElementType> toContractElementType(Type t);
 /// The IR element type of a contract element type.
 Type getElementType(MLIRContext *ctx, ::mxgemm::contract::ElementType t);
-} // namespace mlir::mxgemm
+} // namespace mxgemm
 
 #define GET_OP_CLASSES
 #include "mxgemm/Dialect/MXGemm/IR/MXGemmOps.h.inc"

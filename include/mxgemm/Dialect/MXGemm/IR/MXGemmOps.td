@@ -24,7 +24,7 @@ def MXGemm_ScaledMatmulOp : MXGemm_Op<"scaled_matmul"> {
   let summary = "block-scaled MXFP8 GEMM Y = X . W^T (problem level)";
   let description = [{
     Computes `Y[m, n] = sum_k Xs(m, k) X[m, k] Ws(n, k) W[n, k]` as defined in
-    DESIGN.md section 1 (OCP MX v1.0): FP8 operands (`f8E4M3FN` or `f8E5M2`,
+    docs/Design.md section 1 (OCP MX v1.0): FP8 operands (`f8E4M3FN` or `f8E5M2`,
     chosen per operand), one E8M0 scale (`f8E8M0FNU`) per 32 consecutive K
     elements, FP32 accumulation and a BF16 or FP32 result.
 
@@ -126,7 +126,7 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     Accumulates, for the `wave_m x wave_n` output sub-tile owned by one wave
     (rows `row0 ..`, columns `col0 ..`), the MX product over K elements
     `k0 .. k0 + tile_k` into `acc`, in increasing K order, one MFMA K-step at
-    a time (DESIGN.md section 1). Operands are flat row-major views of the
+    a time (docs/Design.md section 1). Operands are flat row-major views of the
     kernel arguments; `m` is the runtime row count: rows at or past `m` read
     the last valid row (their results are never stored), so no access is out
     of bounds.
@@ -141,14 +141,14 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
 
     With `w_panels` (added by `mxgemm-stage-copies` for `stage_w =
     packed_registers`), `w` holds the weights pre-packed in MFMA panels
-    (`include/mxgemm/Support/WeightPanels.h`): each lane reads its 32
+    (`include/mxgemm/Contract/WeightPanels.h`): each lane reads its 32
     operand bytes of an MFMA step with one contiguous global load straight
     into the MFMA operand registers, with no LDS and no per-lane gather.
 
     `acc` holds the accumulators of the `wave_m / mfma_m x wave_n / mfma_n`
-    MFMA blocks in block-row-major order, each in the D layout of DESIGN.md
+    MFMA blocks in block-row-major order, each in the D layout of docs/Design.md
     section 9 (16 floats per lane for 32x32x64, 4 for 16x16x128).
-    `mxgemm-lower-mma` turns the op into operand loads and
+    `convert-mxgemm-to-amdgpu` turns the op into operand loads and
     `amdgpu.scaled_mfma` (`v_mfma_scale_f32_32x32x64_f8f6f4` /
     `v_mfma_scale_f32_16x16x128_f8f6f4` on gfx950).
 
@@ -287,7 +287,7 @@ def MXGemm_RingBarrierOp : MXGemm_Op<"ring_barrier"> {
     it, by the `mxgemm.wait_copies` that precedes every publishing barrier
     (the wave's copies of the tile, `vmcnt`, and its LDS writes,
     `lgkmcnt(0)`), and by the MFMAs that consumed every operand read before
-    a releasing barrier. `mxgemm-lower-mma` lowers it to `s_barrier`
+    a releasing barrier. `convert-mxgemm-to-amdgpu` lowers it to `s_barrier`
     between two single-thread fences, which keep the compiler from moving
     memory operations across it without adding waits. A `gpu.barrier`
     (workgroup-scope fences) or `amdgpu.lds_barrier` (LDS-scope fences)

@@ -12,7 +12,7 @@
 
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 
 /// Symbol of the gpu.module that holds every generated kernel.
 constexpr llvm::StringLiteral kKernelModuleName = "mxgemm_kernels";
@@ -38,6 +38,6 @@ struct KernelSignature {
 /// The kernel signature of one problem.
 KernelSignature getKernelSignature(MLIRContext *ctx, ScaledMatmulOp op);
 
-} // namespace mlir::mxgemm
+} // namespace mxgemm
 
 #endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_KERNELABI_H

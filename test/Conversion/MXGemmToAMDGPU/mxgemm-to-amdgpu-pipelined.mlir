@@ -1,4 +1,5 @@
-// RUN: mxgemm-opt %s --mxgemm-tile --mxgemm-stage-copies --mxgemm-pipeline --mxgemm-lower-mma --canonicalize --cse | FileCheck %s
+// RUN: mxgemm-opt %s --mxgemm-tile --mxgemm-group-tiles --mxgemm-stage-copies --mxgemm-pipeline --convert-mxgemm-to-amdgpu --canonicalize --cse | FileCheck %s
+// RUN: mxgemm-opt %s --mxgemm-tile --mxgemm-group-tiles --mxgemm-stage-copies --mxgemm-pipeline --convert-mxgemm-to-amdgpu=allow-pattern-rollback=false --canonicalize --cse | FileCheck %s
 
 // In a pipelined loop the MMA's global loads (scales, W panels) are issued
 // right after the publishing barrier and before the refill copies of the

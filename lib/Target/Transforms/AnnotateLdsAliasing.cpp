@@ -5,15 +5,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
+#include "mxgemm/Target/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/Support/Debug.h"
+
+using namespace mlir;
 
 #define DEBUG_TYPE "mxgemm-annotate-lds-aliasing"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DEF_MXGEMMANNOTATELDSALIASING
-#include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
+#include "mxgemm/Target/Passes.h.inc"
 
 namespace {
 
@@ -25,17 +28,23 @@ bool readsLds(LLVM::LoadOp load) {
   return ptr && ptr.getAddressSpace() == kLdsAddressSpace;
 }
 
-void annotate(LLVM::LLVMFuncOp func) {
+struct LdsAccesses {
   SmallVector<ROCDL::LoadToLDSOp> copies;
   SmallVector<LLVM::LoadOp> reads;
+};
+
+/// Annotates the LDS copies and reads of `func`; returns what it annotated
+/// (nothing if the function has no copies or no reads).
+LdsAccesses annotate(LLVM::LLVMFuncOp func) {
+  LdsAccesses accesses;
   func.walk([&](Operation *op) {
     if (auto copy = dyn_cast<ROCDL::LoadToLDSOp>(op))
-      copies.push_back(copy);
+      accesses.copies.push_back(copy);
     else if (auto load = dyn_cast<LLVM::LoadOp>(op); load && readsLds(load))
-      reads.push_back(load);
+      accesses.reads.push_back(load);
   });
-  if (copies.empty() || reads.empty())
-    return;
+  if (accesses.copies.empty() || accesses.reads.empty())
+    return {};
   MLIRContext *ctx = func.getContext();
   auto domain =
       LLVM::AliasScopeDomainAttr::get(ctx, StringAttr::get(ctx, "mxgemm.lds"));
@@ -45,12 +54,13 @@ void annotate(LLVM::LLVMFuncOp func) {
       domain, StringAttr::get(ctx, "mxgemm.lds.reads"));
   auto copyScopes = ArrayAttr::get(ctx, {copyScope});
   auto readScopes = ArrayAttr::get(ctx, {readScope});
-  for (ROCDL::LoadToLDSOp copy : copies)
+  for (ROCDL::LoadToLDSOp copy : accesses.copies)
     copy.setAliasScopesAttr(copyScopes);
-  for (LLVM::LoadOp read : reads) {
+  for (LLVM::LoadOp read : accesses.reads) {
     read.setAliasScopesAttr(readScopes);
     read.setNoaliasScopesAttr(copyScopes);
   }
+  return accesses;
 }
 
 struct MXGemmAnnotateLdsAliasingPass
@@ -58,9 +68,19 @@ struct MXGemmAnnotateLdsAliasingPass
           MXGemmAnnotateLdsAliasingPass> {
   using Base::Base;
   void runOnOperation() override {
-    getOperation()->walk([](LLVM::LLVMFuncOp func) { annotate(func); });
+    getOperation()->walk([&](LLVM::LLVMFuncOp func) {
+      LdsAccesses annotated = annotate(func);
+      if (annotated.copies.empty())
+        return;
+      ++numAnnotatedFunctions;
+      numAnnotatedCopies += annotated.copies.size();
+      numAnnotatedReads += annotated.reads.size();
+      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": @" << func.getSymName()
+                              << ": " << annotated.copies.size() << " copies, "
+                              << annotated.reads.size() << " LDS reads\n");
+    });
   }
 };
 
 } // namespace
-} // namespace mlir::mxgemm
+} // namespace mxgemm

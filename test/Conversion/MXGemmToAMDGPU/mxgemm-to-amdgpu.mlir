@@ -1,7 +1,8 @@
-// RUN: mxgemm-opt %s --mxgemm-lower-mma --split-input-file | FileCheck %s
+// RUN: mxgemm-opt %s --convert-mxgemm-to-amdgpu --split-input-file | FileCheck %s
+// RUN: mxgemm-opt %s --convert-mxgemm-to-amdgpu=allow-pattern-rollback=false --split-input-file | FileCheck %s
 
 // One 32x32x64 block, one K-step, per-row weight scales: the operand and
-// scale addressing of DESIGN.md section 9.
+// scale addressing of docs/Design.md section 9.
 // CHECK-LABEL: func.func @one_block_32x32
 // CHECK-SAME: (%[[X:.+]]: memref<4096xf8E4M3FN>, %[[XS:.+]]: memref<128xf8E8M0FNU>, %[[W:.+]]: memref<4096xf8E5M2>, %[[WS:.+]]: memref<128xf8E8M0FNU>, %[[ACC:.+]]: vector<16xf32>, %[[ROW0:.+]]: index, %[[COL0:.+]]: index, %[[K0:.+]]: index, %[[M:.+]]: index)
 // CHECK: %[[TID:.+]] = gpu.thread_id x

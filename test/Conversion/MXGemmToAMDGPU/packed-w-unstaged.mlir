@@ -1,4 +1,4 @@
-// RUN: mxgemm-opt %s --mxgemm-tile --mxgemm-lower-mma --verify-diagnostics
+// RUN: mxgemm-opt %s --mxgemm-tile --mxgemm-group-tiles --convert-mxgemm-to-amdgpu --verify-diagnostics
 
 // The kernel ABI takes W packed in MFMA panels, but mxgemm-stage-copies
 // (which makes the MMA read panels) did not run: lowering would misread W.

@@ -3,8 +3,8 @@
 MFMAs. Used by mxgemm-bench (steady-state instruction counts) and by
 test/Target/pipeline-waits.test (wait counts).
 
-Usage: mxgemm_isa.py K.s  ->  'loop: <mfma> mfma, <n> vmcnt(0) waits,
-<m> vmcnt waits, <i> instructions'
+Usage: python3 -m mxgemm.isa K.s  ->  'loop: <mfma> mfma, <n> vmcnt(0)
+waits, <m> vmcnt waits, <i> instructions'
 """
 import re
 import sys

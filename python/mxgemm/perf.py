@@ -1,13 +1,13 @@
 """The mxgemm performance model: lower bounds and a modelled time for one
-code object on MI355X, from emulator counts (PERF_MODEL.md). Every figure
-here is modelled, never measured on hardware; every constant is named and
-documented in docs/Performance.md so the numbers can be improved without
-touching the passes.
+code object on MI355X, from emulator counts (docs/PerformanceModel.md).
+Every figure here is modelled, never measured on hardware; every constant is
+named and documented in docs/Performance.md so the numbers can be improved
+without touching the passes.
 """
 import bisect
 import math
 
-# Machine figures (DESIGN.md section 2, PERF_MODEL.md).
+# Machine figures (docs/Design.md section 2, docs/PerformanceModel.md).
 CLOCK_HZ = 2.4e9
 CUS = 256
 SIMDS_PER_CU = 4
