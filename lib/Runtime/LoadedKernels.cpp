@@ -229,6 +229,45 @@ mxgemm_status mxgemm_kernel_query(mxgemm_context *context,
   });
 }
 
+mxgemm_status mxgemm_descriptor_query(const char *descriptor_json,
+                                      const mxgemm_problem *problem,
+                                      mxgemm_plan *plan) {
+  if (!plan)
+    return fail(MXGEMM_STATUS_INVALID_ARGUMENT, "plan is NULL");
+  // The rules of mxgemm_kernel_query, on a descriptor that is only parsed
+  // and checked: no context, no HIP, no code object.
+  auto refuse = [&](const std::string &message) {
+    fillPlan(plan, MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE,
+             Decision());
+    MessageBuilder(plan->message, sizeof(plan->message)) << message.c_str();
+    return fail(MXGEMM_STATUS_INVALID_ARGUMENT, message);
+  };
+  if (!descriptor_json)
+    return refuse("kernel descriptor is NULL");
+  return guarded([&] {
+    LoadedKernel k;
+    contract::KernelDescriptor &d = k.descriptor;
+    if (contract::ErrorMessage e =
+            contract::KernelDescriptor::parse(descriptor_json, d))
+      return refuse(*e);
+    if (d.chip != target::kGFX950.chip)
+      return refuse("kernel descriptor: chip '" + d.chip +
+                    "' is not gfx950, the chip this runtime runs");
+    if (contract::ErrorMessage e = ArgumentPacking::build(d, k.packing))
+      return refuse("kernel descriptor: " + *e);
+    Decision dec;
+    mxgemm_reason reason;
+    MessageBuilder msg(plan->message, sizeof(plan->message));
+    mxgemm_status s = decideLoaded(k, problem, nullptr, dec, reason, msg);
+    fillPlan(plan, s, reason, dec);
+    // The strings would point into `k`: the caller has the descriptor.
+    plan->entry = plan->kernel = plan->config = plan->note = "";
+    if (s != MXGEMM_STATUS_OK)
+      setLastError(plan->message);
+    return s;
+  });
+}
+
 mxgemm_status mxgemm_kernel_launch(mxgemm_context *context,
                                    mxgemm_loaded_kernel *kernel,
                                    const mxgemm_problem *problem,

@@ -344,6 +344,67 @@ TEST(LoadedKernel, PlanIsTheEmbeddedKernelsPlan) {
   EXPECT_EQ(loaded.grid_x, 16u);
 }
 
+// mxgemm_descriptor_query: the plan from the descriptor alone (no context,
+// no HIP, no code object) is the embedded kernel's plan, by the same rules.
+TEST(LoadedKernel, DescriptorQueryNeedsNoContext) {
+  Material m;
+  mxgemm_problem p = indexQuery(9199);
+  mxgemm_plan plan;
+  ASSERT_EQ(mxgemm_descriptor_query(m.descriptor.c_str(), &p, &plan),
+            MXGEMM_STATUS_OK)
+      << plan.message;
+  EXPECT_EQ(plan.grid_x, 72u * 16u);
+  EXPECT_EQ(plan.block_x, 256u);
+  EXPECT_EQ(plan.k_step, 64u);
+  EXPECT_EQ(plan.program_tile_m, 128u);
+  EXPECT_EQ(plan.num_tiles_n, 16u);
+  EXPECT_EQ(plan.group_m, 8u);
+  EXPECT_EQ(plan.xcd_remap, 1u);
+  EXPECT_EQ(plan.w_layout, MXGEMM_WEIGHTS_MFMA_PANELS);
+  EXPECT_STREQ(plan.kernel, "");
+  EXPECT_STREQ(plan.config, "");
+  int64_t row = -1, col = -1;
+  EXPECT_EQ(mxgemm_plan_workgroup_tile(&plan, plan.grid_x - 1, &row, &col),
+            MXGEMM_STATUS_OK);
+  EXPECT_GE(row, 0);
+  p.m = 1;
+  ASSERT_EQ(mxgemm_descriptor_query(m.descriptor.c_str(), &p, &plan),
+            MXGEMM_STATUS_OK);
+  EXPECT_EQ(plan.grid_x, 16u);
+
+  // The kernel's problem is required; M is an i32.
+  p.n = 8192;
+  EXPECT_EQ(mxgemm_descriptor_query(m.descriptor.c_str(), &p, &plan),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(mxgemm_last_error(), "does not match kernel"), nullptr)
+      << mxgemm_last_error();
+  p = indexQuery(int64_t(1) << 31);
+  EXPECT_EQ(mxgemm_descriptor_query(m.descriptor.c_str(), &p, &plan),
+            MXGEMM_STATUS_NOT_ELIGIBLE);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_M_OUT_OF_RANGE);
+
+  // A descriptor that does not parse or is inconsistent, NULLs.
+  p = indexQuery(9199);
+  const std::string edited =
+      Material::replaced(m.descriptor, "\"group_m\": 8", "\"group_m\": 4");
+  EXPECT_EQ(mxgemm_descriptor_query(edited.c_str(), &p, &plan),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::strstr(plan.message, "grid disagrees"), nullptr)
+      << plan.message;
+  EXPECT_STREQ(mxgemm_last_error(), plan.message);
+  EXPECT_EQ(mxgemm_descriptor_query("{", &p, &plan),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(plan.grid_x, 0u);
+  EXPECT_EQ(mxgemm_descriptor_query(nullptr, &p, &plan),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_STREQ(mxgemm_last_error(), "kernel descriptor is NULL");
+  EXPECT_EQ(mxgemm_descriptor_query(m.descriptor.c_str(), nullptr, &plan),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(mxgemm_descriptor_query(m.descriptor.c_str(), &p, nullptr),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_STREQ(mxgemm_last_error(), "plan is NULL");
+}
+
 TEST(LoadedKernel, LaunchMatchesReference) {
   REQUIRE_FACADE();
   Material m;

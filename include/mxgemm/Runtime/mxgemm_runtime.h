@@ -287,6 +287,17 @@ MXGEMM_API mxgemm_status mxgemm_kernel_query(mxgemm_context *context,
                                              mxgemm_loaded_kernel *kernel,
                                              const mxgemm_problem *problem,
                                              mxgemm_plan *plan);
+/* The plan of a kernel descriptor alone (the JSON sidecar of a compiled
+   kernel, or mxgemm_kernel_descriptor(i)) for `problem`: the grid, tile
+   order and k_step the kernel would be launched with, by the rules of
+   mxgemm_kernel_query, without a context, HIP or the code object (tools
+   that sample a kernel's workgroups, performance models). The descriptor
+   is parsed and checked as mxgemm_kernel_load does (INVALID_ARGUMENT with
+   the reason otherwise). plan->entry, kernel, config and note are "" (the
+   descriptor has them). Returns plan->status. */
+MXGEMM_API mxgemm_status mxgemm_descriptor_query(const char *descriptor_json,
+                                                 const mxgemm_problem *problem,
+                                                 mxgemm_plan *plan);
 /* Launches a loaded kernel on `stream` (a hipStream_t; NULL = default
    stream): the rules of mxgemm_kernel_query plus the pointer rules of
    mxgemm_gemm (non-NULL, else INVALID_ARGUMENT; 16-byte aligned, else
