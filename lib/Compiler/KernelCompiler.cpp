@@ -9,6 +9,7 @@
 
 #include "mxgemm/Compiler/KernelCompiler.h"
 
+#include "mxgemm/Contract/Digest.h"
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Pipelines.h"
@@ -26,7 +27,6 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/SHA256.h"
 
 using namespace mlir;
 using namespace mxgemm;
@@ -228,9 +228,7 @@ FailureOr<CompileResult> mxgemm::compileProblem(ModuleOp module,
                                            problem->config, *target);
   d.target = info->target;
   fillResources(d.resources, *it);
-  d.codeObjectSha256 =
-      llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(*hsaco)),
-                  /*LowerCase=*/true);
+  d.codeObjectSha256 = contract::sha256Hex(hsaco->data(), hsaco->size());
   d.mxgemmVersion = getMXGemmVersion().str();
   d.llvmVersion = getLLVMVersion().str();
   result.output = std::move(*hsaco);

@@ -197,6 +197,10 @@ Json json::configToJson(const KernelConfig &config) {
   return out;
 }
 
+std::string contract::formatConfigJson(const KernelConfig &config) {
+  return json::configToJson(config).dump();
+}
+
 void json::readConfig(const Json &value, const std::string &path,
                       KernelConfig &out, ErrorMessage &error) {
   ObjectReader reader(value, path, error);

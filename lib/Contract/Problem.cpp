@@ -150,39 +150,53 @@ TileGrid TileGrid::of(const KernelConfig &config, int64_t n,
   return g;
 }
 
-ErrorMessage TileGrid::validate() const {
+namespace {
+/// The parts streamed into one string. Only called on failure: the grid
+/// checks are on the runtime's dispatch path, where a stream per call would
+/// cost more than the whole decision.
+template <typename... Parts> std::string concat(const Parts &...parts) {
   std::ostringstream os;
+  (os << ... << parts);
+  return os.str();
+}
+} // namespace
+
+bool TileGrid::isValid() const {
+  return programTileM >= 1 && programTileM <= kMaxTileExtent && tileN >= 1 &&
+         tileN <= kMaxTileExtent && numTilesN >= 1 &&
+         numTilesN <= kMaxProblemExtent && groupM >= 1 &&
+         groupM <= kMaxGroupExtent && groupN >= 0 &&
+         groupN <= kMaxGroupExtent &&
+         (!xcdRemap || (numXcds >= 1 && numXcds <= 64));
+}
+
+ErrorMessage TileGrid::validate() const {
+  if (isValid())
+    return std::nullopt;
   if (programTileM < 1 || programTileM > kMaxTileExtent || tileN < 1 ||
-      tileN > kMaxTileExtent) {
-    os << "program_tile_m and tile_n must be in 1.." << kMaxTileExtent
-       << ", got " << programTileM << " and " << tileN;
-    return os.str();
-  }
-  if (numTilesN < 1 || numTilesN > kMaxProblemExtent) {
-    os << "num_tiles_n must be in 1.." << kMaxProblemExtent << ", got "
-       << numTilesN;
-    return os.str();
-  }
+      tileN > kMaxTileExtent)
+    return concat("program_tile_m and tile_n must be in 1..", kMaxTileExtent,
+                  ", got ", programTileM, " and ", tileN);
+  if (numTilesN < 1 || numTilesN > kMaxProblemExtent)
+    return concat("num_tiles_n must be in 1..", kMaxProblemExtent, ", got ",
+                  numTilesN);
   if (groupM < 1 || groupM > kMaxGroupExtent || groupN < 0 ||
-      groupN > kMaxGroupExtent) {
-    os << "group_m must be in 1.." << kMaxGroupExtent << " and group_n in 0.."
-       << kMaxGroupExtent << ", got " << groupM << " x " << groupN;
-    return os.str();
-  }
-  if (xcdRemap && (numXcds < 1 || numXcds > 64)) {
-    os << "num_xcds must be in 1..64 with xcd_remap, got " << numXcds;
-    return os.str();
-  }
-  return std::nullopt;
+      groupN > kMaxGroupExtent)
+    return concat("group_m must be in 1..", kMaxGroupExtent,
+                  " and group_n in 0..", kMaxGroupExtent, ", got ", groupM,
+                  " x ", groupN);
+  return concat("num_xcds must be in 1..64 with xcd_remap, got ", numXcds);
 }
 
 std::optional<int64_t> TileGrid::numWorkgroups(int64_t m) const {
-  if (validate() || m < 1 || m > kMaxM)
+  if (!isValid() || m < 1 || m > kMaxM)
     return std::nullopt;
-  // Both factors are below 2^31 and 2^24: the product cannot overflow.
+  // Checked although isValid() bounds both factors (2^31 and 2^24): the
+  // grid is a size every launch trusts.
   const int64_t tilesM = (m + programTileM - 1) / programTileM;
-  const int64_t count = tilesM * numTilesN;
-  if (count > int64_t(UINT32_MAX))
+  int64_t count;
+  if (__builtin_mul_overflow(tilesM, numTilesN, &count) ||
+      count > int64_t(UINT32_MAX))
     return std::nullopt;
   return count;
 }

@@ -1,7 +1,7 @@
 //===- HipLibrary.h - the HIP C API, loaded with dlopen ---------*- C++ -*-===//
 //
-// The runtime never links libamdhip64 (DESIGN.md section 5): it resolves the
-// few HIP entry points it needs from a library opened at first use, so that
+// The runtime never links libamdhip64 (docs/Design.md section 5): it resolves
+// the few HIP entry points it needs from a library opened at first use, so that
 // libmxgemm_runtime.so builds and loads without ROCm and the same binary runs
 // on an MI355X or on the emulator's HIP facade. The types and constants below
 // are the ABI of hip_runtime_api.h (ROCm 6.x) for exactly those entry points.

@@ -45,6 +45,8 @@ std::string build(KernelLibrary &lib) {
         d.problem != t.problem || d.config != t.config)
       return "entry '" + t.name +
              "': the embedded descriptor does not describe the entry";
+    if (contract::ErrorMessage err = ArgumentPacking::build(d, e.packing))
+      return "entry '" + t.name + "': " + *err;
     const contract::GemmProblem &p = t.problem;
     e.key = makeDispatchKey(
         p.n, p.k, mxgemm_dtype(p.xType), mxgemm_dtype(p.wType),
@@ -75,6 +77,46 @@ static_assert(int(MXGEMM_SCALE_BLOCK32X32) ==
                   int(contract::ScaleGranularity::Block32x32) &&
               int(MXGEMM_SCALE_PER_ROW) ==
                   int(contract::ScaleGranularity::PerRow));
+
+contract::ErrorMessage
+ArgumentPacking::build(const contract::KernelDescriptor &d,
+                       ArgumentPacking &out) {
+  out = ArgumentPacking();
+  const int64_t bytes = d.resources.kernargSegmentBytes;
+  if (bytes < 0 || bytes > kMaxBytes)
+    return "the kernarg segment (" + std::to_string(bytes) +
+           " bytes) is larger than this runtime passes (" +
+           std::to_string(kMaxBytes) + ")";
+  out.bytes = uint32_t(bytes);
+  const struct {
+    std::string_view name;
+    Source source;
+    uint32_t size;
+  } known[] = {{contract::kArgX, Source::X, 8},
+               {contract::kArgXScales, Source::XScales, 8},
+               {contract::kArgW, Source::W, 8},
+               {contract::kArgWScales, Source::WScales, 8},
+               {contract::kArgY, Source::Y, 8},
+               {contract::kArgM, Source::M, 4}};
+  for (const contract::KernelArgument &a : d.arguments) {
+    const auto *k =
+        std::find_if(std::begin(known), std::end(known),
+                     [&](const auto &k) { return k.name == a.name; });
+    if (k == std::end(known))
+      return "kernel argument '" + a.name +
+             "' is not one this runtime passes (X, Xs, W, Ws, Y, M)";
+    if (a.size != k->size || uint64_t(a.offset) + a.size > uint64_t(bytes))
+      return "kernel argument '" + a.name + "' (offset " +
+             std::to_string(a.offset) + ", " + std::to_string(a.size) +
+             " bytes) is not " + std::to_string(k->size) +
+             " bytes inside the " + std::to_string(bytes) +
+             "-byte kernarg segment";
+    if (out.count == std::size(out.slots))
+      return "the kernel has more arguments than this runtime passes";
+    out.slots[out.count++] = {k->source, a.offset, a.size};
+  }
+  return std::nullopt;
+}
 
 const KernelLibrary &KernelLibrary::embedded() {
   static const KernelLibrary library = [] {

@@ -36,6 +36,29 @@ constexpr DispatchKey makeDispatchKey(int64_t n, int64_t k, mxgemm_dtype x,
          uint64_t(out & 0xf);
 }
 
+/// Where each kernel argument comes from, resolved once per kernel from its
+/// descriptor so that a launch packs the kernarg buffer without comparing
+/// argument names.
+struct ArgumentPacking {
+  /// Largest kernarg segment the launch path packs (on the stack).
+  static constexpr uint32_t kMaxBytes = 256;
+  enum class Source : uint8_t { X, XScales, W, WScales, Y, M };
+  struct Slot {
+    Source source = Source::X;
+    uint32_t offset = 0, size = 0;
+  };
+  Slot slots[8];
+  uint32_t count = 0;
+  /// The kernarg segment size (the code object's kernarg_segment_bytes).
+  uint32_t bytes = 0;
+
+  /// The packing of `descriptor`'s arguments, or why this runtime cannot
+  /// pass them (an argument it does not know, one outside the segment, a
+  /// segment larger than kMaxBytes).
+  static contract::ErrorMessage build(const contract::KernelDescriptor &d,
+                                      ArgumentPacking &out);
+};
+
 /// One dispatchable kernel.
 struct KernelEntry {
   DispatchKey key = 0;
@@ -47,6 +70,7 @@ struct KernelEntry {
   std::string configText;
   const unsigned char *codeObject = nullptr;
   size_t codeObjectSize = 0;
+  ArgumentPacking packing;
 
   mxgemm_weight_layout wLayout() const {
     return descriptor.wLayout == contract::WeightLayout::MfmaPanels

@@ -16,3 +16,7 @@ std::string mxgemm::getVersionLine() {
   return std::string("mxgemm ") + getVersion() + " (git " + getGitCommit() +
          ")";
 }
+const char *mxgemm::getBuildLLVMVersion() { return MXGEMM_LLVM_VERSION_STRING; }
+std::string mxgemm::getVersionText() {
+  return getVersionLine() + "\nLLVM " + getBuildLLVMVersion();
+}

@@ -27,8 +27,8 @@ emulator's HIP facade next to the runtime library (see docs/Runtime.md).
 """
 
 from ._api import (CompileError, Context, HipError, IntegerOverflow,
-                   InvalidArgument, MXGemmError, NotEligible, NotSupported,
-                   Plan, compile, descriptor_plan, find_compiler, gemm,
+                   InvalidArgument, LoadedKernel, MXGemmError, NotEligible,
+                   NotSupported, Plan, compile, descriptor_plan, find_compiler, gemm,
                    kernel_code_object, kernel_descriptor, kernels,
                    pack_weight_panels, pack_weights, plan, version,
                    workgroup_tile)
@@ -42,5 +42,6 @@ __all__ = ["quantize_mx", "dequantize", "bf16_to_float32", "encode_fp8",
            "compile", "find_compiler", "kernels", "kernel_descriptor",
            "kernel_code_object", "descriptor_plan", "workgroup_tile",
            "version", "pack_weights", "pack_weight_panels", "Plan", "Context",
+           "LoadedKernel",
            "MXGemmError", "NotEligible", "InvalidArgument", "IntegerOverflow",
            "HipError", "NotSupported", "CompileError"]

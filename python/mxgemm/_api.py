@@ -8,6 +8,7 @@ crash.
 """
 
 import ctypes
+import json
 import numbers
 import os
 import shutil
@@ -274,22 +275,123 @@ def plan(m, n, k, x_format="e4m3", w_format="e4m3", w_scale="block32x32",
     return _plan(ps)
 
 
+def _descriptor(descriptor):
+    """(dict, JSON text) of a kernel descriptor given as either."""
+    if isinstance(descriptor, (str, bytes)):
+        text = descriptor.decode() if isinstance(descriptor, bytes) \
+            else descriptor
+        return _rt.read_json(text, "kernel descriptor"), text
+    if not isinstance(descriptor, dict):
+        raise InvalidArgument("INVALID_ARGUMENT", "a kernel descriptor is a "
+                              "dict or its JSON text")
+    return descriptor, json.dumps(descriptor)
+
+
+def _descriptor_problem(d, m):
+    """The problem a descriptor's kernel was compiled for, with M = m."""
+    try:
+        q = d["problem"]
+        return _problem(m, q["n"], q["k"], q["x_format"], q["w_format"],
+                        q["w_scale"], q["out_type"], d["w_layout"])
+    except (KeyError, TypeError):
+        raise InvalidArgument("INVALID_ARGUMENT", "kernel descriptor: no "
+                              "problem and w_layout") from None
+
+
 def descriptor_plan(descriptor, m):
-    """The plan of a kernel descriptor (a compiled kernel's sidecar, or
-    kernel_descriptor()) for M, for workgroup_tile: its grid (the
-    descriptor's rule, ceil(M / program_tile_m) * num_tiles_n, as the
-    runtime computes it for embedded kernels) and its tile order."""
-    g = descriptor["grid"]
-    m = _int("m", m, 1, 2**31 - 1)
-    return Plan(status="OK", reason="NONE", message="",
-                kernel=descriptor["kernel"],
-                grid=(-(-m // g["program_tile_m"]) * g["num_tiles_n"], 1, 1),
-                block=(g["workgroup_size"], 1, 1),
-                program_tile_m=g["program_tile_m"], tile_n=g["tile_n"],
-                num_tiles_n=g["num_tiles_n"],
-                k_step=descriptor["mfma"]["k_step"], group_m=g["group_m"],
-                group_n=g["group_n"], xcd_remap=int(g["xcd_remap"]),
-                w_layout=descriptor["w_layout"])
+    """The plan of a kernel descriptor (a compiled kernel's sidecar, as a
+    dict or JSON text, or kernel_descriptor()) for M: the grid, tile order
+    and k_step the runtime launches it with (mxgemm_descriptor_query; no
+    context, HIP or code object). Raises like plan() does not: an M the
+    kernel cannot take is NotEligible, a descriptor the runtime refuses is
+    InvalidArgument."""
+    d, text = _descriptor(descriptor)
+    p = _descriptor_problem(d, m)
+    ps = _rt.PlanStruct()
+    status = _library().mxgemm_descriptor_query(text.encode(),
+                                                ctypes.byref(p),
+                                                ctypes.byref(ps))
+    if status != 0:
+        name = _rt.STATUS.get(status, str(status))
+        raise _ERRORS.get(name, MXGemmError)(
+            name, ps.message.decode(errors="replace"),
+            _rt.REASONS.get(ps.reason, str(ps.reason)))
+    result = _plan(ps)
+    result.kernel = d.get("kernel", "")
+    return result
+
+
+class LoadedKernel:
+    """A kernel compiled elsewhere (mxgemm-compile's code object and its
+    descriptor) loaded into a context by the runtime (mxgemm_kernel_load):
+    the runtime checks the descriptor against the bytes, plans the grid
+    and packs the arguments; Python only passes device pointers."""
+
+    def __init__(self, code, descriptor, ctx=None):
+        self.ctx = _context(ctx)
+        self.descriptor, text = _descriptor(descriptor)
+        if not isinstance(code, (bytes, bytearray)) or not code:
+            raise InvalidArgument("INVALID_ARGUMENT", "code must be the "
+                                  "code object's bytes")
+        self._code = bytes(code)
+        self._handle, self._unloaded = ctypes.c_void_p(), False
+        c = self.ctx
+        c._check(c._lib.mxgemm_kernel_load(c._handle, self._code,
+                                           len(self._code), text.encode(),
+                                           ctypes.byref(self._handle)))
+
+    @property
+    def kernel(self):
+        return self.descriptor["kernel"]
+
+    def plan(self, m):
+        """The runtime's plan of this kernel for M (its own problem)."""
+        p = _descriptor_problem(self.descriptor, m)
+        ps = _rt.PlanStruct()
+        c = self.ctx
+        status = c._lib.mxgemm_kernel_query(c._handle, self._handle,
+                                            ctypes.byref(p), ctypes.byref(ps))
+        if status != 0:
+            c._check(status, ps.message.decode(errors="replace"), ps.reason)
+        return _plan(ps)
+
+    def launch(self, x, xs, w, ws, y, m, stream=None, workgroups=None):
+        """Launches on device pointers (ints) X, Xs, W, Ws, Y with M = m,
+        asynchronously on `stream`. `workgroups` (emulator facade only)
+        executes just those workgroups of the plan's grid."""
+        p = _descriptor_problem(self.descriptor, m)
+        ptrs = [_int(name, v, 0, 2**64 - 1, "size_t") for name, v in
+                zip(("x", "xs", "w", "ws", "y"), (x, xs, w, ws, y))]
+        if workgroups is not None:
+            os.environ["MXGEMM_EMU_WORKGROUPS"] = _workgroup_list(
+                workgroups, self.plan(m).grid[0])
+        ps = _rt.PlanStruct()
+        c = self.ctx
+        try:
+            t = _rt.Tensors(*ptrs)
+            status = c._lib.mxgemm_kernel_launch(c._handle, self._handle,
+                                                 ctypes.byref(p),
+                                                 ctypes.byref(t), stream,
+                                                 ctypes.byref(ps))
+            c._check(status, ps.message.decode(errors="replace"), ps.reason)
+        finally:
+            if workgroups is not None:
+                os.environ.pop("MXGEMM_EMU_WORKGROUPS", None)
+        return _plan(ps)
+
+    def unload(self):
+        """mxgemm_kernel_unload (also done by closing the context). The
+        handle is kept: the runtime refuses every later use of it (and a
+        second unload) as an unloaded kernel."""
+        c, self._unloaded = self.ctx, True
+        c._check(c._lib.mxgemm_kernel_unload(c._handle, self._handle))
+
+    def __del__(self):
+        try:
+            if self._handle and not self._unloaded and self.ctx._handle:
+                self.unload()
+        except Exception:
+            pass
 
 
 def workgroup_tile(p, workgroup):

@@ -111,8 +111,10 @@ def run_bench(build, cases_path, tuning_db, ms, json_out=None):
                     plan = _api.descriptor_plan(side, m)
                     hbm = perf.hbm_bytes_per_workgroup(
                         m, n, k, side,
-                        lambda pid: _api.workgroup_tile(plan, pid))
-                    mod = perf.model_case(m, n, k, side, stats, hbm)
+                        lambda pid: _api.workgroup_tile(plan, pid),
+                        plan.grid[0])
+                    mod = perf.model_case(m, n, k, side, stats, plan.grid[0],
+                                          hbm)
                     row = _row(fam, label, m, side, loop, stats, hbm, mod)
                     report.append(row)
                     print(_line(row), flush=True)

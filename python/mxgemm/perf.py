@@ -106,11 +106,14 @@ def exposed_latency(wg_stats, mfma_kind):
     return worst
 
 
-def model_case(m, n, k, sidecar, wg_stats, hbm_bytes_per_wg=None):
+def model_case(m, n, k, sidecar, wg_stats, num_workgroups,
+               hbm_bytes_per_wg=None):
     """Modelled time of one launch from the counts of one interior
-    workgroup (wg_stats: an entry of mxgemm-emu --stats-json 'workgroups')."""
-    grid = sidecar["grid"]
-    num_wg = math.ceil(m / grid["program_tile_m"]) * grid["num_tiles_n"]
+    workgroup (wg_stats: an entry of mxgemm-emu --stats-json 'workgroups').
+    `num_workgroups` is the launch's grid as the runtime plans it
+    (Plan.grid[0] of descriptor_plan or plan): the model does not restate
+    the grid rule."""
+    num_wg = num_workgroups
     occ = occupancy(sidecar)
     w = max(1, occ["workgroups_per_cu"])
     waves = wg_stats["waves"]
@@ -156,17 +159,18 @@ def model_case(m, n, k, sidecar, wg_stats, hbm_bytes_per_wg=None):
             "modelled_tflops": lb["flops"] / seconds / 1e12}
 
 
-def hbm_bytes_per_workgroup(m, n, k, sidecar, tile_of, rounds=4,
-                            out_bytes=2):
+def hbm_bytes_per_workgroup(m, n, k, sidecar, tile_of, num_workgroups,
+                            rounds=4, out_bytes=2):
     """HBM bytes per workgroup under the kernel's tile order: gfx950 sends
     program p to XCD p % 8; each XCD runs 32 CUs x W workgroups at a time;
     a round's distinct X row panels and W column panels are read from HBM
     once (L2 capacity ignored: the panels of a round fit the 4 MB L2 for
     the case-table shapes, or the 256 MB MALL), the output is written once.
-    `tile_of(pid) -> (row0, col0)` is the runtime's swizzle."""
+    `tile_of(pid) -> (row0, col0)` is the runtime's swizzle over its grid
+    of `num_workgroups` (the plan's grid[0])."""
     grid = sidecar["grid"]
     tm, tn = grid["program_tile_m"], grid["tile_n"]
-    num_wg = math.ceil(m / tm) * grid["num_tiles_n"]
+    num_wg = num_workgroups
     w = max(1, occupancy(sidecar)["workgroups_per_cu"])
     per_xcd = CUS // XCDS * w
     panel = k + k // 32           # bytes per operand row incl. scales

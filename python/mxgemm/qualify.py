@@ -35,9 +35,6 @@ from . import perf as perf_model
 from .cases import read_cases
 
 M_VALUES = (16384, 10732, 9199)
-HIP_LAUNCH_PARAM_BUFFER_POINTER = 0x01
-HIP_LAUNCH_PARAM_BUFFER_SIZE = 0x02
-HIP_LAUNCH_PARAM_END = 0x03
 
 
 class SetupError(Exception):
@@ -55,53 +52,6 @@ def make_inputs(seed, m, n, k):
         2, np.uint64)
     return nx.random_mx(int(sx), m, k) + \
         nx.random_mx(int(sw), n, k, granularity="block32x32")
-
-
-class Hip:
-    """HIP (the facade or the real runtime) for the naive kernel."""
-
-    def __init__(self, path):
-        self.lib = ctypes.CDLL(path)
-        V, P, U = ctypes.c_void_p, ctypes.POINTER, ctypes.c_uint
-        self.lib.hipModuleLoadData.argtypes = [P(V), V]
-        self.lib.hipModuleGetFunction.argtypes = [P(V), V, ctypes.c_char_p]
-        self.lib.hipModuleLaunchKernel.argtypes = [V, U, U, U, U, U, U, U, V,
-                                                   P(V), P(V)]
-        self.lib.hipModuleUnload.argtypes = [V]
-        self.lib.hipGetErrorString.restype = ctypes.c_char_p
-        self.lib.hipGetErrorString.argtypes = [ctypes.c_int]
-        self.lib.hipDeviceSynchronize.argtypes = []
-        self.modules = {}
-
-    def check(self, err, what):
-        if err != 0:
-            raise RuntimeError("%s: %s (%d)" % (
-                what, self.lib.hipGetErrorString(err).decode(), err))
-
-    def function(self, code, name):
-        key = (hashlib.sha256(code).hexdigest(), name)
-        if key not in self.modules:
-            buf = ctypes.create_string_buffer(code, len(code))
-            mod, fn = ctypes.c_void_p(), ctypes.c_void_p()
-            self.check(self.lib.hipModuleLoadData(ctypes.byref(mod), buf),
-                       "hipModuleLoadData")
-            self.check(self.lib.hipModuleGetFunction(ctypes.byref(fn), mod,
-                                                     name.encode()),
-                       "hipModuleGetFunction")
-            self.modules[key] = (buf, mod, fn)
-        return self.modules[key][2]
-
-    def launch(self, fn, grid, block, args):
-        size = ctypes.c_size_t(len(args))
-        buf = ctypes.create_string_buffer(bytes(args), len(args))
-        extra = (ctypes.c_void_p * 5)(
-            HIP_LAUNCH_PARAM_BUFFER_POINTER, ctypes.addressof(buf),
-            HIP_LAUNCH_PARAM_BUFFER_SIZE, ctypes.addressof(size),
-            HIP_LAUNCH_PARAM_END)
-        self.check(self.lib.hipModuleLaunchKernel(fn, grid, 1, 1, block, 1, 1,
-                                                  0, None, None, extra),
-                   "hipModuleLaunchKernel")
-        self.check(self.lib.hipDeviceSynchronize(), "hipDeviceSynchronize")
 
 
 def run(cmd, **kw):
@@ -173,7 +123,8 @@ class Qualifier:
             self.check_real_hip()
         self.ctx = mx.Context(hip_library=self.hip_path,
                               strict=not self.emulated)
-        self.hip = Hip(self.hip_path)
+        # Naive kernels loaded into self.ctx by the runtime, by code hash.
+        self.loaded = {}
         self.workdir = tempfile.mkdtemp(prefix="mxgemm-qualify-")
         atexit.register(shutil.rmtree, self.workdir, True)
         self.kernel_cache = {}
@@ -221,6 +172,14 @@ class Qualifier:
             self.kernel_cache[key] = (out, code, side,
                                       time.perf_counter() - t0)
         return self.kernel_cache[key]
+
+    def load(self, code, descriptor):
+        """The compiled kernel `code` loaded into the context by the
+        runtime (mxgemm_kernel_load), once per code object."""
+        key = hashlib.sha256(code).hexdigest()
+        if key not in self.loaded:
+            self.loaded[key] = mx.LoadedKernel(code, descriptor, ctx=self.ctx)
+        return self.loaded[key]
 
     def naive(self, n, k, mfma):
         """The naive kernel (default config) of the same MFMA shape."""
@@ -419,28 +378,27 @@ class Qualifier:
             rec["naive"] = {"kernel": nside["kernel"],
                             "config": nside["config"],
                             "sha256": hashlib.sha256(ncode).hexdigest()}
-            nplan = mx.descriptor_plan(nside, m)
+            try:
+                nkernel = self.load(ncode, nside)
+                nplan = nkernel.plan(m)
+            except mx.MXGemmError as e:
+                fail.append("naive kernel refused by the runtime: %s" % e)
+                return rec
             nwgs = [g for g, (r, c) in enumerate(self.tiles_of(nplan))
                     if any(r < q1 and r + nplan.program_tile_m > q0 and
                            c < d1 and c + nplan.tile_n > d0
                            for q0, q1, d0, d1 in regions)]
             rec["naive"]["workgroups"] = len(nwgs)
             ctx.memset(dy, 0xFF, ybytes)
-            args = bytearray(nside["resources"]["kernarg_segment_bytes"])
-            values = {"X": dx, "Xs": dxs, "W": dw, "Ws": dws, "Y": dy, "M": m}
-            for a in nside["arguments"]:
-                args[a["offset"]:a["offset"] + a["size"]] = int(
-                    values[a["name"]]).to_bytes(a["size"], "little")
-            if self.emulated:
-                os.environ["MXGEMM_EMU_WORKGROUPS"] = ",".join(map(str, nwgs))
+            # Through the runtime's C API (mxgemm_kernel_launch): it packs
+            # the arguments at the descriptor's offsets.
             try:
-                fn = self.hip.function(ncode, nside["kernel"])
-                self.hip.launch(fn, nplan.grid[0], nplan.block[0], args)
-            except RuntimeError as e:
+                nkernel.launch(dx, dxs, dw, dws, dy, m,
+                               workgroups=nwgs if self.emulated else None)
+                ctx.synchronize()
+            except mx.MXGemmError as e:
                 fail.append("naive launch failed: %s" % e)
                 return rec
-            finally:
-                os.environ.pop("MXGEMM_EMU_WORKGROUPS", None)
             mism_naive = 0
             for (r0, r1, c0, c1), y in zip(regions, tiles_y):
                 buf = self.copy_rows(dy, (r0, r1), n)
@@ -539,9 +497,10 @@ class Qualifier:
             # HBM traffic from the kernel's own tile order (the runtime's
             # swizzle), as mxgemm-bench does.
             hbm = perf_model.hbm_bytes_per_workgroup(m, n, k, side,
-                                                     lambda g: tiles[g])
+                                                     lambda g: tiles[g],
+                                                     plan.grid[0])
             out["model"] = _report.plain(perf_model.model_case(
-                m, n, k, side, wg, hbm))
+                m, n, k, side, wg, plan.grid[0], hbm))
         except Exception as e:  # keep the run going; report it
             out["model_error"] = "%s: %s" % (type(e).__name__, e)
         return out

@@ -40,7 +40,7 @@ def test_hbm_bytes_row_major_round():
     # XCD sees 4 row panels... (row-major order, p % 8 round robin).
     side = sidecar(lds=0, vgpr=130)
     tiles = lambda pid: (pid // 40 * 128, pid % 40 * 128)
-    got = perf.hbm_bytes_per_workgroup(512, 5120, 1024, side, tiles)
+    got = perf.hbm_bytes_per_workgroup(512, 5120, 1024, side, tiles, 160)
     panel = 1024 + 1024 // 32
     # XCD x gets programs x, x+8, ...: 4 rows and 5 distinct columns.
     expected = (4 * 128 + 5 * 128) * panel * 8 / 160 + 2 * 128 * 128

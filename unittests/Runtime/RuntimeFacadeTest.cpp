@@ -38,7 +38,7 @@ TEST(RuntimeFacade, PlansForEveryFamily) {
       EXPECT_EQ(plan.reason, MXGEMM_REASON_NONE);
       EXPECT_STREQ(plan.entry, info.entry);
       EXPECT_STREQ(plan.kernel, info.kernel);
-      // DESIGN.md section 4: 1-D grid of ceil(M / program tile) x N tiles.
+      // docs/Design.md section 4: 1-D grid of ceil(M / program tile) x N tiles.
       EXPECT_EQ(plan.block_y, 1u);
       EXPECT_EQ(plan.block_x % 64, 0u);
       EXPECT_EQ(plan.grid_x,

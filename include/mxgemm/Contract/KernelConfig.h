@@ -142,6 +142,9 @@ ErrorMessage setConfigKeyword(KernelConfig &config, int field,
 /// the others only where they differ from the default, in canonical order
 /// ("tile_m = 128, tile_n = 256, ..., stages = 2").
 std::string formatConfigBody(const KernelConfig &config);
+/// The config as one line of JSON, an object with every field in canonical
+/// order (the kernel descriptor's `config`).
+std::string formatConfigJson(const KernelConfig &config);
 
 } // namespace mxgemm::contract
 

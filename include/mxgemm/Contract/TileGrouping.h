@@ -124,6 +124,9 @@ struct TileGrid {
   static TileGrid of(const KernelConfig &config, int64_t n,
                      const target::TargetModel &target);
 
+  /// True if the fields describe a grid (validate() says why not). Cheap:
+  /// the runtime checks it on every dispatch.
+  bool isValid() const;
   /// Why the fields cannot describe a grid, or nothing.
   ErrorMessage validate() const;
   /// Workgroups for `m` rows; nothing if the grid is invalid, m < 1, m

@@ -1,13 +1,35 @@
 /*===- mxgemm_runtime.h - C API of the mxgemm runtime shim --------*- C -*-===*
  *
  * The one public header of libmxgemm_runtime.so (C99, no C++ across it):
- * shape dispatch of block-scaled MXFP8 GEMMs Y = X . W^T (DESIGN.md sections
- * 1 and 5) onto the gfx950 kernels embedded in the library (built ahead of
- * time from tuning/gfx950.json). A caller asks `mxgemm_query` whether a
- * problem has a tuned kernel; `mxgemm_gemm` launches it on a hipStream_t, or
- * returns MXGEMM_STATUS_NOT_ELIGIBLE with the rule that failed so that the
- * caller's own path runs. HIP is loaded with dlopen at first use and never
- * linked. Every function returns a status code; see docs/Runtime.md.
+ * shape dispatch of block-scaled MXFP8 GEMMs Y = X . W^T (docs/Design.md
+ * sections 1 and 5) onto the gfx950 kernels embedded in the library (built
+ * ahead of time from tuning/gfx950.json). A caller asks `mxgemm_query`
+ * whether a problem has a tuned kernel; `mxgemm_gemm` launches it on a
+ * hipStream_t, or returns MXGEMM_STATUS_NOT_ELIGIBLE with the rule that
+ * failed so that the caller's own path runs. Kernels compiled elsewhere
+ * (mxgemm-compile, the compiler's C API) are launched through the same
+ * checks with `mxgemm_kernel_load` / `mxgemm_kernel_launch`. HIP is loaded
+ * with dlopen at first use and never linked. See docs/Runtime.md.
+ *
+ * Errors. Every function that returns a status returns MXGEMM_STATUS_OK or
+ * records a message as the calling thread's last error
+ * (`mxgemm_last_error`), NOT_ELIGIBLE included; a successful call leaves
+ * the last error as it was. Bad input is a status and a message, never a
+ * crash.
+ *
+ * Handles. `mxgemm_context *` and `mxgemm_loaded_kernel *` are opaque
+ * handles, not addresses: never dereference them. The library checks every
+ * handle it is given against a process-wide table of live objects without
+ * reading the object, so a handle used after `mxgemm_context_destroy` /
+ * `mxgemm_kernel_unload` (a second destroy or unload included), a handle of
+ * the other kind, or a made-up value is MXGEMM_STATUS_INVALID_ARGUMENT with
+ * a message. NULL is INVALID_ARGUMENT, except that `mxgemm_context_destroy
+ * (NULL)` is a no-op. Destroying a context unloads the kernels loaded into
+ * it. The one rule the library cannot check: do not destroy (unload) a
+ * handle while another thread is still inside a call that uses it; every
+ * call that starts after the destroy returned is refused. At most 4096
+ * contexts and 65536 loaded kernels are live at a time (NOT_SUPPORTED
+ * beyond).
  *
  *===----------------------------------------------------------------------===*/
 
@@ -37,12 +59,15 @@ typedef enum mxgemm_status {
   /* The problem has no tuned kernel here; `reason` says which rule failed.
      The caller runs its own path. */
   MXGEMM_STATUS_NOT_ELIGIBLE = 1,
-  /* Null pointer, zero/negative/mismatched size, overflow, bad enum. */
+  /* Null pointer, zero/negative/mismatched size, overflow, bad enum, a
+     handle that names no live object, a code object or kernel descriptor
+     that fails its checks, a problem that is not a loaded kernel's. */
   MXGEMM_STATUS_INVALID_ARGUMENT = 2,
   /* A HIP call failed (or, in strict mode, HIP/a code object is missing). */
   MXGEMM_STATUS_HIP_ERROR = 3,
   /* The operation exists in the API but not for this problem (packing the
-     weights of a kernel that reads row-major W). */
+     weights of a kernel that reads row-major W), or a handle table is
+     full. */
   MXGEMM_STATUS_NOT_SUPPORTED = 4,
   /* A bug in the library (an internal invariant failed). */
   MXGEMM_STATUS_INTERNAL = 5
@@ -75,7 +100,7 @@ typedef enum mxgemm_dtype {
   MXGEMM_DTYPE_F32 = 4
 } mxgemm_dtype;
 
-/* Granularity of the E8M0 weight scales (DESIGN.md section 1). */
+/* Granularity of the E8M0 weight scales (docs/Design.md section 1). */
 typedef enum mxgemm_scale_granularity {
   MXGEMM_SCALE_BLOCK32X32 = 0, /* Ws [ceil(N/32), K/32] */
   MXGEMM_SCALE_PER_ROW = 1     /* Ws [N, K/32] */
@@ -115,11 +140,13 @@ typedef struct mxgemm_tensors {
 } mxgemm_tensors;
 
 /* The decision for one problem. Strings point into the library's static
-   data (valid until it is unloaded), or into `message`. */
+   data (valid until it is unloaded), into the loaded kernel (valid until
+   it is unloaded), or into `message`. */
 typedef struct mxgemm_plan {
   mxgemm_status status;
   mxgemm_reason reason;
-  const char *entry;  /* tuning-database entry name, "" if none */
+  const char *entry;  /* tuning-database entry name, "" if none (and for a
+                         loaded kernel) */
   const char *kernel; /* kernel symbol in the code object, "" if none */
   const char *config; /* #mxgemm.config body of the kernel */
   const char *note;   /* the database note (e.g. the case-table plan) */
@@ -134,7 +161,7 @@ typedef struct mxgemm_plan {
   /* The layout of W the kernel reads (also when the problem is
      NOT_ELIGIBLE with MXGEMM_REASON_PACKED_WEIGHTS). */
   mxgemm_weight_layout w_layout;
-  int64_t m_min, m_max; /* M range of the entry */
+  int64_t m_min, m_max; /* M range of the entry (loaded: 1..2^31-1) */
   char message[320];    /* human-readable decision / reason */
 } mxgemm_plan;
 
@@ -146,15 +173,18 @@ typedef struct mxgemm_context_options {
   /* Strict mode: HIP or code-object load failures are MXGEMM_STATUS_HIP_ERROR
      instead of NOT_ELIGIBLE (with a once-per-process warning). */
   int strict;
-  /* Dry run: mxgemm_gemm does every check and packs the kernel arguments but
-     does not call hipModuleLaunchKernel (benchmarks, tests). */
+  /* Dry run: mxgemm_gemm and mxgemm_kernel_launch do every check and pack
+     the kernel arguments but do not call hipModuleLaunchKernel (benchmarks,
+     tests). */
   int dry_run;
   /* Receives warnings; NULL: they go to stderr. */
   mxgemm_log_fn log;
   void *log_user_data;
 } mxgemm_context_options;
 
+/* Opaque handles (see "Handles" at the top). */
 typedef struct mxgemm_context mxgemm_context;
+typedef struct mxgemm_loaded_kernel mxgemm_loaded_kernel;
 
 /* Static information about one embedded kernel (for tools and bindings). */
 typedef struct mxgemm_kernel_info {
@@ -173,7 +203,9 @@ MXGEMM_API const char *mxgemm_version(void);
 MXGEMM_API const char *mxgemm_status_string(mxgemm_status status);
 /* Static name of a reason ("MXGEMM_REASON_M_OUT_OF_RANGE", ...). */
 MXGEMM_API const char *mxgemm_reason_string(mxgemm_reason reason);
-/* Message of the last failed call on this thread ("" if none). */
+/* Message of the last call on this thread that did not return
+   MXGEMM_STATUS_OK ("" if none); valid until the thread's next failing
+   call. */
 MXGEMM_API const char *mxgemm_last_error(void);
 
 /* Defaults: all zero/NULL. */
@@ -182,10 +214,13 @@ MXGEMM_API void mxgemm_context_options_init(mxgemm_context_options *options);
    and M/N/K. */
 MXGEMM_API void mxgemm_problem_init(mxgemm_problem *problem, int64_t m,
                                     int64_t n, int64_t k);
-/* `options` may be NULL. HIP is not touched until the first call needing it. */
+/* `options` may be NULL. HIP is not touched until the first call needing
+   it. NOT_SUPPORTED when 4096 contexts are live. */
 MXGEMM_API mxgemm_status mxgemm_context_create(
     const mxgemm_context_options *options, mxgemm_context **context);
-/* Unloads the modules; NULL is a no-op. No call may be in flight. */
+/* Unloads the modules (those of loaded kernels too) and invalidates the
+   handle and the handles of its loaded kernels; NULL is a no-op, a
+   destroyed context INVALID_ARGUMENT. No call may be in flight on it. */
 MXGEMM_API mxgemm_status mxgemm_context_destroy(mxgemm_context *context);
 
 /* The decision for `problem` (shape-level rules, device, code object). The
@@ -196,7 +231,8 @@ MXGEMM_API mxgemm_status mxgemm_query(mxgemm_context *context,
                                       mxgemm_plan *plan);
 /* Launches the tuned kernel on `stream` (a hipStream_t; NULL = default
    stream). Asynchronous. NOT_ELIGIBLE: nothing was launched, run your own
-   path. `plan` may be NULL. Thread-safe, allocation- and lock-free. */
+   path. `plan` may be NULL (the reason is then in mxgemm_last_error).
+   Thread-safe, allocation- and lock-free. */
 MXGEMM_API mxgemm_status mxgemm_gemm(mxgemm_context *context,
                                      const mxgemm_problem *problem,
                                      const mxgemm_tensors *tensors,
@@ -218,6 +254,67 @@ MXGEMM_API mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
                                              size_t *packed_bytes,
                                              void *stream);
 
+/* Kernels compiled elsewhere (mxgemm-compile, the compiler's C API).
+
+   mxgemm_kernel_load: loads `code_object` (`code_object_bytes` bytes) with
+   its kernel descriptor `descriptor_json` (the JSON sidecar mxgemm-compile
+   writes beside it, format_version 2, NUL-terminated) into `context`. Before
+   HIP sees anything: the descriptor must parse and be consistent, its chip
+   must be gfx950, the SHA-256 of the bytes must equal its
+   code_object_sha256, the bytes must be an AMDGPU ELF for gfx950 that
+   defines its kernel, and every kernel argument it lists must be one this
+   runtime passes; each failure is INVALID_ARGUMENT with the reason. Then
+   the module is loaded on the context's device: HIP_ERROR if HIP is
+   unavailable or hipModuleLoadData/hipModuleGetFunction fail, NOT_ELIGIBLE
+   if the device is not a gfx950. The library copies both inputs. On OK,
+   *kernel is a handle valid until mxgemm_kernel_unload(context, *kernel)
+   or mxgemm_context_destroy(context). */
+MXGEMM_API mxgemm_status mxgemm_kernel_load(mxgemm_context *context,
+                                            const void *code_object,
+                                            size_t code_object_bytes,
+                                            const char *descriptor_json,
+                                            mxgemm_loaded_kernel **kernel);
+/* The plan of a loaded kernel for `problem` (grid from the descriptor,
+   workgroup size, tile order, k_step), as mxgemm_query gives for the
+   embedded kernels; nothing is launched. `problem` must be the problem the
+   kernel was compiled for: N, K, X and W formats, weight-scale granularity,
+   output type and w_layout equal the descriptor's (else INVALID_ARGUMENT
+   naming the field); M above 2^31 - 1 is NOT_ELIGIBLE (M_OUT_OF_RANGE: M is
+   an i32 kernel argument); a leading dimension other than the row length
+   is NOT_ELIGIBLE (NOT_CONTIGUOUS). plan->entry and plan->note are "",
+   m_min..m_max is 1..2^31-1. Returns plan->status. */
+MXGEMM_API mxgemm_status mxgemm_kernel_query(mxgemm_context *context,
+                                             mxgemm_loaded_kernel *kernel,
+                                             const mxgemm_problem *problem,
+                                             mxgemm_plan *plan);
+/* The plan of a kernel descriptor alone (the JSON sidecar of a compiled
+   kernel, or mxgemm_kernel_descriptor(i)) for `problem`: the grid, tile
+   order and k_step the kernel would be launched with, by the rules of
+   mxgemm_kernel_query, without a context, HIP or the code object (tools
+   that sample a kernel's workgroups, performance models). The descriptor
+   is parsed and checked as mxgemm_kernel_load does (INVALID_ARGUMENT with
+   the reason otherwise). plan->entry, kernel, config and note are "" (the
+   descriptor has them). Returns plan->status. */
+MXGEMM_API mxgemm_status mxgemm_descriptor_query(const char *descriptor_json,
+                                                 const mxgemm_problem *problem,
+                                                 mxgemm_plan *plan);
+/* Launches a loaded kernel on `stream` (a hipStream_t; NULL = default
+   stream): the rules of mxgemm_kernel_query plus the pointer rules of
+   mxgemm_gemm (non-NULL, else INVALID_ARGUMENT; 16-byte aligned, else
+   NOT_ELIGIBLE/MISALIGNED), then hipModuleLaunchKernel with the arguments
+   packed at the descriptor's offsets. Asynchronous; `plan` may be NULL.
+   Thread-safe, allocation- and lock-free. */
+MXGEMM_API mxgemm_status mxgemm_kernel_launch(mxgemm_context *context,
+                                              mxgemm_loaded_kernel *kernel,
+                                              const mxgemm_problem *problem,
+                                              const mxgemm_tensors *tensors,
+                                              void *stream, mxgemm_plan *plan);
+/* Unloads a kernel loaded into `context` (hipModuleUnload) and invalidates
+   its handle; unloading it again is INVALID_ARGUMENT. Synchronize the
+   streams that run it first. */
+MXGEMM_API mxgemm_status mxgemm_kernel_unload(mxgemm_context *context,
+                                              mxgemm_loaded_kernel *kernel);
+
 /* Embedded kernel library. */
 MXGEMM_API size_t mxgemm_kernel_count(void);
 MXGEMM_API mxgemm_status mxgemm_kernel_get(size_t index,
@@ -235,8 +332,9 @@ MXGEMM_API const char *mxgemm_kernel_descriptor(size_t index);
    program_tile_m) x cols [col, col + tile_n), clipped to M), using the same
    program-id -> tile swizzle the kernel was compiled with (group_m x group_n
    groups, XCD remap; include/mxgemm/Contract/TileGrouping.h). Every field
-   of the plan is checked: a caller-built plan that describes no grid, or a
-   workgroup past it, is INVALID_ARGUMENT. */
+   of the plan is checked: a caller-built plan that describes no grid
+   (group_m = 0, grid_x not a multiple of num_tiles_n, more than 2^31 - 1
+   rows, ...), or a workgroup past it, is INVALID_ARGUMENT. */
 MXGEMM_API mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
                                                     uint32_t workgroup,
                                                     int64_t *row, int64_t *col);

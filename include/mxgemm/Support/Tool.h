@@ -32,6 +32,11 @@ const char *getVersion();
 const char *getGitCommit();
 /// "mxgemm 0.1.0 (git 0123abcd)".
 std::string getVersionLine();
+/// The LLVM the tools were built against ("22.1.8"), recorded at configure
+/// time, so that tools that link no LLVM can print it too.
+const char *getBuildLLVMVersion();
+/// What --version prints: getVersionLine(), then "LLVM 22.1.8".
+std::string getVersionText();
 
 } // namespace mxgemm
 

@@ -1,0 +1,249 @@
+//===- Decision.cpp - the rules every launch goes through -----------------===//
+//
+// The argument, device and pointer rules of docs/Design.md section 5, the
+// grid, the argument packing and the launch, shared by the embedded kernels
+// (mxgemm_query / mxgemm_gemm) and the loaded ones (mxgemm_kernel_query /
+// mxgemm_kernel_launch). Nothing here allocates or locks on the success
+// path: these run on every call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeInternal.h"
+
+#include "mxgemm/Contract/Problem.h"
+
+using namespace mxgemm;
+using namespace mxgemm::runtime;
+
+namespace {
+
+int64_t elementBytes(mxgemm_dtype t) {
+  switch (t) {
+  case MXGEMM_DTYPE_E4M3:
+  case MXGEMM_DTYPE_E5M2:
+    return 1;
+  case MXGEMM_DTYPE_BF16:
+  case MXGEMM_DTYPE_F16:
+    return 2;
+  case MXGEMM_DTYPE_F32:
+    return 4;
+  }
+  return 0;
+}
+
+bool validDtype(int t) {
+  return t >= MXGEMM_DTYPE_E4M3 && t <= MXGEMM_DTYPE_F32;
+}
+
+/// ceil(x / 32) for x >= 0, without the overflow of (x + 31) / 32.
+int64_t ceilDiv32(int64_t x) { return x / 32 + (x % 32 != 0); }
+
+/// rows x ld elements of `bytes` each must fit comfortably in int64/size_t.
+bool sizeFits(int64_t rows, int64_t ld, int64_t bytes) {
+  int64_t elems, total;
+  return !__builtin_mul_overflow(rows, ld, &elems) &&
+         !__builtin_mul_overflow(elems, bytes, &total) &&
+         uint64_t(total) <= uint64_t(SIZE_MAX / 2);
+}
+
+} // namespace
+
+mxgemm_status runtime::checkArguments(const mxgemm_problem *p,
+                                      const mxgemm_tensors *tensors,
+                                      MessageBuilder &msg,
+                                      const char *&stridedOperand) {
+  stridedOperand = nullptr;
+  if (!p) {
+    msg << "problem is NULL";
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  if (p->m <= 0 || p->n <= 0 || p->k <= 0) {
+    msg << "M, N and K must be positive (M = " << p->m << ", N = " << p->n
+        << ", K = " << p->k << ")";
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  if (!validDtype(p->x_type) || !validDtype(p->w_type) ||
+      !validDtype(p->out_type) ||
+      (p->w_scale != MXGEMM_SCALE_BLOCK32X32 &&
+       p->w_scale != MXGEMM_SCALE_PER_ROW)) {
+    msg << "unknown element type or weight-scale granularity value";
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  const bool panels = p->w_layout == MXGEMM_WEIGHTS_MFMA_PANELS;
+  if (!panels && p->w_layout != MXGEMM_WEIGHTS_ROW_MAJOR) {
+    msg << "unknown weight layout value " << int64_t(p->w_layout);
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  if (panels && p->ld_w != 0 && p->ld_w != p->k) {
+    msg << "W packed in MFMA panels has no leading dimension: ld_w must be "
+           "0 or K, got "
+        << p->ld_w;
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  const int64_t kBlocks = ceilDiv32(p->k);
+  const int64_t wsRows =
+      p->w_scale == MXGEMM_SCALE_PER_ROW ? p->n : ceilDiv32(p->n);
+  struct Operand {
+    const char *name;
+    int64_t rows, rowLength, ld, bytes;
+  } operands[] = {
+      {"X", p->m, p->k, p->ld_x, elementBytes(p->x_type)},
+      {"Xs", p->m, kBlocks, p->ld_xs, 1},
+      {"W", p->n, p->k, p->ld_w, elementBytes(p->w_type)},
+      {"Ws", wsRows, kBlocks, p->ld_ws, 1},
+      {"Y", p->m, p->n, p->ld_y, elementBytes(p->out_type)},
+  };
+  for (const Operand &o : operands) {
+    int64_t ld = o.ld ? o.ld : o.rowLength;
+    if (ld < o.rowLength) {
+      msg << "leading dimension of " << o.name << " (" << o.ld
+          << ") is smaller than its row length (" << o.rowLength << ")";
+      return MXGEMM_STATUS_INVALID_ARGUMENT;
+    }
+    if (!sizeFits(o.rows, ld, o.bytes)) {
+      msg << "size of " << o.name << " (" << o.rows << " x " << ld
+          << " elements) overflows";
+      return MXGEMM_STATUS_INVALID_ARGUMENT;
+    }
+    if (ld != o.rowLength && !stridedOperand)
+      stridedOperand = o.name;
+  }
+  if (tensors && (!tensors->x || !tensors->xs || !tensors->w || !tensors->ws ||
+                  !tensors->y)) {
+    msg << "a tensor pointer (X, Xs, W, Ws or Y) is NULL";
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  return MXGEMM_STATUS_OK;
+}
+
+mxgemm_status runtime::checkDevice(Context &ctx, mxgemm_reason &reason,
+                                   MessageBuilder &msg) {
+  ctx.ensureInitialized();
+  const bool strict = ctx.options.strict != 0;
+  if (!ctx.hipReady) {
+    reason = MXGEMM_REASON_HIP_UNAVAILABLE;
+    msg << "HIP unavailable: " << ctx.hipError;
+    return strict ? MXGEMM_STATUS_HIP_ERROR : MXGEMM_STATUS_NOT_ELIGIBLE;
+  }
+  if (!ctx.archMatches) {
+    reason = MXGEMM_REASON_ARCH_MISMATCH;
+    msg << "device '" << ctx.deviceName << "' has compute capability "
+        << int64_t(ctx.ccMajor) << "." << int64_t(ctx.ccMinor)
+        << "; the kernels are for gfx950 (9.5)";
+    return MXGEMM_STATUS_NOT_ELIGIBLE;
+  }
+  return MXGEMM_STATUS_OK;
+}
+
+mxgemm_status runtime::checkAlignment(const mxgemm_tensors &t,
+                                      mxgemm_reason &reason,
+                                      MessageBuilder &msg) {
+  const struct {
+    const char *name;
+    const void *ptr;
+  } ptrs[] = {{"X", t.x}, {"Xs", t.xs}, {"W", t.w}, {"Ws", t.ws}, {"Y", t.y}};
+  for (const auto &q : ptrs)
+    if (reinterpret_cast<uintptr_t>(q.ptr) % 16 != 0) {
+      reason = MXGEMM_REASON_MISALIGNED;
+      msg << q.name << " is not 16-byte aligned";
+      return MXGEMM_STATUS_NOT_ELIGIBLE;
+    }
+  return MXGEMM_STATUS_OK;
+}
+
+mxgemm_status runtime::computeGrid(Decision &d, int64_t m,
+                                   MessageBuilder &msg) {
+  // Checked in the contract: M in 1..2^31-1 and at most 2^32-1 workgroups.
+  std::optional<int64_t> grid = d.descriptor->grid.numWorkgroups(m);
+  if (!grid) {
+    msg << "M = " << m << " needs more workgroups than a HIP grid holds ("
+        << int64_t(UINT32_MAX) << ")";
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  d.gridX = uint32_t(*grid);
+  return MXGEMM_STATUS_OK;
+}
+
+mxgemm_status runtime::launch(Context &ctx, const Decision &d,
+                              const mxgemm_problem &p, const mxgemm_tensors &t,
+                              void *stream, MessageBuilder &msg) {
+  // The kernel ABI (docs/Design.md section 4), at the offsets of the kernel
+  // descriptor (ArgumentPacking::build checked them when the kernel was
+  // accepted).
+  using Source = ArgumentPacking::Source;
+  alignas(16) unsigned char args[ArgumentPacking::kMaxBytes] = {};
+  const ArgumentPacking &packing = *d.packing;
+  for (uint32_t i = 0; i < packing.count; ++i) {
+    const ArgumentPacking::Slot &slot = packing.slots[i];
+    uint64_t value = 0;
+    switch (slot.source) {
+    case Source::X:
+      value = reinterpret_cast<uintptr_t>(t.x);
+      break;
+    case Source::XScales:
+      value = reinterpret_cast<uintptr_t>(t.xs);
+      break;
+    case Source::W:
+      value = reinterpret_cast<uintptr_t>(t.w);
+      break;
+    case Source::WScales:
+      value = reinterpret_cast<uintptr_t>(t.ws);
+      break;
+    case Source::Y:
+      value = reinterpret_cast<uintptr_t>(t.y);
+      break;
+    case Source::M:
+      value = uint64_t(p.m); // 1..2^31-1: checked by computeGrid
+      break;
+    }
+    std::memcpy(args + slot.offset, &value, slot.size); // little-endian
+  }
+  if (ctx.options.dry_run)
+    return MXGEMM_STATUS_OK;
+  size_t argBytes = packing.bytes;
+  void *extra[] = {hipLaunchParamBufferPointer, args, hipLaunchParamBufferSize,
+                   &argBytes, hipLaunchParamEnd};
+  // The kernels' LDS is static (the code object's group segment); passing
+  // it again as dynamic shared memory would double it.
+  hipError_t e = ctx.hip.hipModuleLaunchKernel(
+      d.function, d.gridX, 1, 1, uint32_t(d.descriptor->workgroupSize), 1, 1,
+      /*sharedMemBytes=*/0, stream, nullptr, extra);
+  if (e == hipSuccess)
+    return MXGEMM_STATUS_OK;
+  msg << "hipModuleLaunchKernel: " << ctx.hip.describe(e);
+  return MXGEMM_STATUS_HIP_ERROR;
+}
+
+void runtime::fillPlan(mxgemm_plan *plan, mxgemm_status status,
+                       mxgemm_reason reason, const Decision &d) {
+  plan->status = status;
+  plan->reason = reason;
+  const contract::KernelDescriptor *k = d.descriptor;
+  plan->entry = d.entry;
+  plan->kernel = d.kernel;
+  plan->config = d.config;
+  plan->note = d.note;
+  plan->grid_x = d.gridX;
+  plan->grid_y = plan->grid_z = 1;
+  plan->block_x = k ? uint32_t(k->workgroupSize) : 0;
+  plan->block_y = plan->block_z = 1;
+  plan->lds_bytes = 0;
+  plan->program_tile_m = k ? uint32_t(k->grid.programTileM) : 0;
+  plan->tile_n = k ? uint32_t(k->grid.tileN) : 0;
+  plan->num_tiles_n = k ? uint32_t(k->grid.numTilesN) : 0;
+  plan->k_step = k ? uint32_t(k->mfma.kStep) : 0;
+  plan->group_m = k ? uint32_t(k->grid.groupM) : 0;
+  plan->group_n = k ? uint32_t(k->grid.groupN) : 0;
+  plan->xcd_remap = k ? uint32_t(k->grid.xcdRemap) : 0;
+  plan->w_layout = d.wLayout;
+  plan->m_min = d.mMin;
+  plan->m_max = d.mMax;
+}
+
+mxgemm_status runtime::hipCall(Context &ctx, const char *what,
+                               hipError_t error) {
+  if (error == hipSuccess)
+    return MXGEMM_STATUS_OK;
+  return fail(MXGEMM_STATUS_HIP_ERROR,
+              std::string(what) + ": " + ctx.hip.describe(error));
+}

@@ -1,0 +1,254 @@
+//===- RuntimeInternal.h - what the C API's source files share --*- C++ -*-===//
+//
+// The objects behind the C API's handles (a context, a kernel loaded with
+// mxgemm_kernel_load), the process-wide tables that validate those handles
+// (Handles.h), the per-thread last error, and the pieces of a decision that
+// the embedded kernels (Runtime.cpp) and loaded kernels (LoadedKernels.cpp)
+// both go through: argument rules, device rules, pointer rules, the grid,
+// argument packing, the launch and the plan. The rules are those of
+// docs/Design.md section 5, in the order docs/Runtime.md lists.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_LIB_RUNTIME_RUNTIMEINTERNAL_H
+#define MXGEMM_LIB_RUNTIME_RUNTIMEINTERNAL_H
+
+#include "mxgemm/Contract/KernelDescriptor.h"
+#include "mxgemm/Runtime/mxgemm_runtime.h"
+
+#include "Handles.h"
+#include "HipLibrary.h"
+#include "KernelLibrary.h"
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace mxgemm::runtime {
+
+//===----------------------------------------------------------------------===//
+// Messages without allocation
+//===----------------------------------------------------------------------===//
+
+/// Appends text and integers into a fixed buffer (truncating), so that the
+/// not-eligible path can explain itself without snprintf or the heap. A
+/// null buffer swallows everything.
+class MessageBuilder {
+public:
+  MessageBuilder(char *buffer, size_t size) : buf(buffer), cap(size) {
+    if (buf && cap)
+      buf[0] = '\0';
+    else
+      buf = nullptr;
+  }
+  MessageBuilder &operator<<(const char *s) {
+    if (!buf)
+      return *this;
+    while (*s && len + 1 < cap)
+      buf[len++] = *s++;
+    buf[len] = '\0';
+    return *this;
+  }
+  MessageBuilder &operator<<(const std::string &s) {
+    return *this << s.c_str();
+  }
+  MessageBuilder &operator<<(int64_t v);
+
+private:
+  char *buf;
+  size_t cap;
+  size_t len = 0;
+};
+
+/// Bytes of a message (plans, the last error).
+constexpr size_t kMessageBytes = sizeof(mxgemm_plan::message);
+
+/// Records `message` as this thread's last error (mxgemm_last_error).
+void setLastError(const char *message);
+/// This thread's last error.
+const char *lastError();
+inline void setLastError(const std::string &message) {
+  setLastError(message.c_str());
+}
+/// setLastError(message), then returns `status`: `return fail(...)`.
+inline mxgemm_status fail(mxgemm_status status, const char *message) {
+  setLastError(message);
+  return status;
+}
+inline mxgemm_status fail(mxgemm_status status, const std::string &message) {
+  return fail(status, message.c_str());
+}
+
+/// Runs `body` with C++ exceptions turned into MXGEMM_STATUS_INTERNAL (the
+/// message becomes the last error); no exception crosses the C boundary.
+template <typename Body> mxgemm_status guarded(Body &&body) {
+  try {
+    return body();
+  } catch (const std::exception &e) {
+    return fail(MXGEMM_STATUS_INTERNAL, e.what());
+  } catch (...) {
+    return fail(MXGEMM_STATUS_INTERNAL, "unknown internal error");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The objects behind the handles
+//===----------------------------------------------------------------------===//
+
+/// One embedded kernel's module in one context.
+struct EmbeddedModule {
+  hipModule_t module = nullptr;
+  hipFunction_t function = nullptr;
+  std::string error; // why it could not be loaded ("" when loaded)
+};
+
+struct Context;
+
+/// A kernel loaded with mxgemm_kernel_load: its descriptor, a copy of its
+/// code object, and its module in the owning context. Immutable after the
+/// load, until mxgemm_kernel_unload or the context's destroy.
+struct LoadedKernel {
+  Context *owner = nullptr;
+  uintptr_t handle = 0;
+  contract::KernelDescriptor descriptor;
+  ArgumentPacking packing;
+  /// The config as the body of #mxgemm.config<...> (plans show it).
+  std::string configText;
+  std::vector<unsigned char> codeObject;
+  hipModule_t module = nullptr;
+  hipFunction_t function = nullptr;
+};
+
+struct Context {
+  mxgemm_context_options options{};
+  std::string hipPath;
+  uintptr_t handle = 0;
+  // Test hooks (MXGEMM_RUNTIME_FAULT, read at context creation; see
+  // docs/Runtime.md): provoke statuses a healthy setup cannot produce.
+  bool injectInternal = false;     // "internal": every decision throws
+  bool corruptCodeObjects = false; // "code_object": load a corrupted copy
+  bool pretendGfx942 = false;      // "arch": read compute capability as 9.4
+  bool missingFunction = false;    // "function": ask HIP for a wrong symbol
+
+  /// The symbol hipModuleGetFunction is asked for (`kernel`, unless the
+  /// "function" test hook asks for one that does not exist).
+  std::string functionName(const std::string &kernel) const {
+    return missingFunction ? kernel + ".missing" : kernel;
+  }
+
+  // Set up once by initialize(); read-only afterwards.
+  std::once_flag initOnce;
+  std::atomic<bool> initialized{false};
+  HipLibrary hip;
+  bool hipReady = false;    // library loaded, hipInit ok, a device exists
+  bool archMatches = false; // compute capability 9.5 (gfx950)
+  int device = 0, ccMajor = 0, ccMinor = 0;
+  char deviceName[128] = {0};
+  std::string hipError; // why HIP is unavailable
+  std::unique_ptr<EmbeddedModule[]> modules;
+
+  /// Handles of the kernels loaded into this context (unloaded with it).
+  std::mutex loadedMutex;
+  std::vector<uintptr_t> loaded;
+
+  /// Prints `message` once per process (to options.log or stderr).
+  void warn(const std::string &message);
+  /// Loads HIP and the embedded modules: once, on the first call that
+  /// needs the device. Lock-free after that.
+  void ensureInitialized() {
+    if (!initialized.load(std::memory_order_acquire))
+      std::call_once(initOnce, [this] {
+        initialize();
+        initialized.store(true, std::memory_order_release);
+      });
+  }
+  /// Unloads the modules of the loaded and embedded kernels.
+  void unloadAll();
+
+private:
+  void initialize();
+};
+
+/// The process-wide handle tables (Handles.h). Live contexts and loaded
+/// kernels are bounded by these capacities.
+using ContextTable = HandleTable<Context, 0xC7, 4096>;
+using LoadedKernelTable = HandleTable<LoadedKernel, 0x4B, 65536>;
+extern ContextTable gContexts;
+extern LoadedKernelTable gLoadedKernels;
+
+/// Why a context handle names no live context ("context is NULL", ...).
+const char *describeBadContext(HandleState state);
+
+/// The context of `handle`, or null with the reason as the last error and
+/// in `message` (may be null). Lock-free.
+inline Context *resolveContext(mxgemm_context *handle, char *message,
+                               size_t messageSize) {
+  HandleState state;
+  Context *ctx = gContexts.find(reinterpret_cast<uintptr_t>(handle), state);
+  if (ctx)
+    return ctx;
+  const char *why = describeBadContext(state);
+  MessageBuilder(message, messageSize) << why;
+  setLastError(why);
+  return nullptr;
+}
+inline Context *resolveContext(mxgemm_context *handle) {
+  return resolveContext(handle, nullptr, 0);
+}
+
+/// The loaded kernel of `handle` in `ctx`, or null with the reason as the
+/// last error and in `message`.
+LoadedKernel *resolveLoadedKernel(const Context &ctx,
+                                  mxgemm_loaded_kernel *handle, char *message,
+                                  size_t messageSize);
+
+//===----------------------------------------------------------------------===//
+// Pieces of a decision
+//===----------------------------------------------------------------------===//
+
+/// What a launch needs and what a plan shows.
+struct Decision {
+  const contract::KernelDescriptor *descriptor = nullptr;
+  const ArgumentPacking *packing = nullptr;
+  hipFunction_t function = nullptr;
+  const char *entry = "", *kernel = "", *config = "", *note = "";
+  int64_t mMin = 0, mMax = 0;
+  uint32_t gridX = 0;
+  /// The W layout of the kernel, known (and reported) even when the
+  /// problem is not eligible because it passes the other layout.
+  mxgemm_weight_layout wLayout = MXGEMM_WEIGHTS_ROW_MAJOR;
+};
+
+/// Rule 1: the problem (and, when `tensors` is not null, the five device
+/// pointers) are well formed; every size fits. `stridedOperand` is set to
+/// the first operand whose leading dimension is not its row length (null
+/// if all are contiguous).
+mxgemm_status checkArguments(const mxgemm_problem *p,
+                             const mxgemm_tensors *tensors, MessageBuilder &msg,
+                             const char *&stridedOperand);
+/// The device rules: HIP usable and the device a gfx950.
+mxgemm_status checkDevice(Context &ctx, mxgemm_reason &reason,
+                          MessageBuilder &msg);
+/// Rule 12: the five pointers are 16-byte aligned.
+mxgemm_status checkAlignment(const mxgemm_tensors &t, mxgemm_reason &reason,
+                             MessageBuilder &msg);
+/// The grid of `d.descriptor` for M rows into d.gridX.
+mxgemm_status computeGrid(Decision &d, int64_t m, MessageBuilder &msg);
+/// Packs the arguments (d.packing) and launches (unless the context is a
+/// dry run) on `stream`.
+mxgemm_status launch(Context &ctx, const Decision &d, const mxgemm_problem &p,
+                     const mxgemm_tensors &t, void *stream,
+                     MessageBuilder &msg);
+/// Fills every field of `plan` but the message.
+void fillPlan(mxgemm_plan *plan, mxgemm_status status, mxgemm_reason reason,
+              const Decision &d);
+/// A failed HIP call as HIP_ERROR with its message as the last error.
+mxgemm_status hipCall(Context &ctx, const char *what, hipError_t error);
+
+} // namespace mxgemm::runtime
+
+#endif // MXGEMM_LIB_RUNTIME_RUNTIMEINTERNAL_H

@@ -1,0 +1,278 @@
+//===- GemmRun.cpp - one GEMM through the runtime's C API, checked --------===//
+
+#include "mxgemm/RuntimeRun/GemmRun.h"
+
+#include "mxgemm/Contract/KernelDescriptor.h"
+#include "mxgemm/Contract/WeightPanels.h"
+#include "mxgemm/Numerics/Npy.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace mxgemm;
+using namespace mxgemm::runtime;
+namespace nx = mxgemm::numerics;
+
+namespace {
+/// Device buffers freed with the run.
+struct Buffers {
+  mxgemm_context *ctx;
+  std::vector<void *> ptrs;
+  ~Buffers() {
+    for (void *p : ptrs)
+      mxgemm_device_free(ctx, p);
+  }
+};
+
+nx::FP8Format fp8(mxgemm_dtype t) {
+  return t == MXGEMM_DTYPE_E5M2 ? nx::FP8Format::E5M2 : nx::FP8Format::E4M3;
+}
+
+/// The descriptor (JSON) of the embedded kernel that served `plan`.
+std::string embeddedDescriptor(const mxgemm_plan &plan) {
+  for (size_t i = 0; i < mxgemm_kernel_count(); ++i) {
+    mxgemm_kernel_info info;
+    if (mxgemm_kernel_get(i, &info) == MXGEMM_STATUS_OK &&
+        std::strcmp(info.entry, plan.entry) == 0)
+      return mxgemm_kernel_descriptor(i);
+  }
+  return "";
+}
+} // namespace
+
+RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
+                           const RunOptions &options) {
+  RunResult r;
+  mxgemm_problem &p = r.problem;
+  p = problem;
+  // Each C API call: on failure the result says which, and why.
+  auto ok = [&](mxgemm_status s, const char *call) {
+    if (s == MXGEMM_STATUS_OK)
+      return true;
+    r.status = s;
+    r.failedCall = call;
+    r.message = mxgemm_last_error();
+    return false;
+  };
+  auto query = [&] {
+    return options.kernel
+               ? mxgemm_kernel_query(ctx, options.kernel, &p, &r.plan)
+               : mxgemm_query(ctx, &p, &r.plan);
+  };
+  mxgemm_status s = query();
+  if (s == MXGEMM_STATUS_NOT_ELIGIBLE && options.autoWeightLayout &&
+      r.plan.reason == MXGEMM_REASON_PACKED_WEIGHTS) {
+    p.w_layout = r.plan.w_layout; // pack W once, as an engine would
+    s = query();
+  }
+  if (!ok(s, options.kernel ? "mxgemm_kernel_query" : "mxgemm_query"))
+    return r;
+  mxgemm_plan &plan = r.plan;
+  r.descriptor =
+      options.kernel ? options.kernelDescriptor : embeddedDescriptor(plan);
+  contract::KernelDescriptor d;
+  if (auto e = contract::KernelDescriptor::parse(r.descriptor, d)) {
+    r.status = MXGEMM_STATUS_INVALID_ARGUMENT;
+    r.failedCall = "the kernel descriptor";
+    r.message = *e;
+    return r;
+  }
+
+  // The workgroups that run (facade) and are checked, and their tiles.
+  std::set<uint32_t> chosen{0, plan.grid_x - 1};
+  std::mt19937_64 rng(options.seed ^ 0x5eed);
+  const uint64_t count = options.sample
+                             ? std::min<uint64_t>(options.sample, plan.grid_x)
+                             : plan.grid_x;
+  while (chosen.size() < count)
+    chosen.insert(options.sample ? uint32_t(rng() % plan.grid_x)
+                                 : uint32_t(chosen.size() - 1));
+  r.workgroups.assign(chosen.begin(), chosen.end());
+  nx::GemmCheckOptions checkOptions;
+  checkOptions.reference.kStep = int(plan.k_step);
+  std::string list;
+  for (uint32_t g : r.workgroups) {
+    int64_t row, col;
+    if (!ok(mxgemm_plan_workgroup_tile(&plan, g, &row, &col),
+            "mxgemm_plan_workgroup_tile"))
+      return r;
+    const int64_t rowEnd = std::min<int64_t>(row + plan.program_tile_m, p.m);
+    checkOptions.expected.push_back({row, rowEnd, col, col + plan.tile_n});
+    r.expected += uint64_t(rowEnd - row) * plan.tile_n;
+    list += (list.empty() ? "" : ",") + std::to_string(g);
+  }
+
+  // Random MX operands with a different scale per block.
+  const auto wScale = nx::ScaleGranularity(p.w_scale);
+  r.x = nx::randomMXMatrix(options.seed, p.m, p.k, fp8(p.x_type));
+  r.w = nx::randomMXMatrix(options.seed + 1, p.n, p.k, fp8(p.w_type), wScale);
+  Buffers buffers{ctx, {}};
+  auto device = [&](const void *host, size_t bytes, void *&ptr) {
+    return ok(mxgemm_device_alloc(ctx, bytes, &ptr), "mxgemm_device_alloc") &&
+           (buffers.ptrs.push_back(ptr), true) &&
+           ok(host ? mxgemm_copy_to_device(ctx, ptr, host, bytes)
+                   : mxgemm_device_memset(ctx, ptr, 0xff, bytes),
+              host ? "mxgemm_copy_to_device" : "mxgemm_device_memset");
+  };
+  const bool f32 = p.out_type == MXGEMM_DTYPE_F32;
+  const size_t elementBytes = f32 ? 4 : 2;
+  // The query checked that every operand's byte count fits.
+  const size_t yBytes = size_t(p.m) * size_t(p.n) * elementBytes;
+  void *x, *xs, *w, *ws, *y;
+  if (!device(r.x.data.data(), r.x.data.size(), x) ||
+      !device(r.x.scales.data(), r.x.scales.size(), xs) ||
+      !device(r.w.data.data(), r.w.data.size(), w) ||
+      !device(r.w.scales.data(), r.w.scales.size(), ws) ||
+      !device(nullptr, yBytes, y))
+    return r;
+  if (p.w_layout == MXGEMM_WEIGHTS_MFMA_PANELS) {
+    if (options.kernel) { // packed here, with the kernel's MFMA geometry
+      std::vector<uint8_t> panels(r.w.data.size());
+      contract::packWeightPanels(r.w.data.data(), panels.data(), p.n, p.k,
+                                 d.mfma.nonK);
+      if (!ok(mxgemm_copy_to_device(ctx, w, panels.data(), panels.size()),
+              "mxgemm_copy_to_device"))
+        return r;
+      r.packedBytes = panels.size();
+    } else if (!ok(mxgemm_pack_weights(ctx, &p, w, w, &r.packedBytes, nullptr),
+                   "mxgemm_pack_weights")) { // in place, once, as an engine
+      return r;
+    }
+  }
+
+  if (options.facade)
+    ::setenv("MXGEMM_EMU_WORKGROUPS", list.c_str(), 1);
+  mxgemm_tensors t{x, xs, w, ws, y};
+  s = options.kernel
+          ? mxgemm_kernel_launch(ctx, options.kernel, &p, &t, nullptr, &plan)
+          : mxgemm_gemm(ctx, &p, &t, nullptr, &plan);
+  if (options.facade)
+    ::unsetenv("MXGEMM_EMU_WORKGROUPS");
+  r.y.resize(yBytes);
+  if (!ok(s, options.kernel ? "mxgemm_kernel_launch" : "mxgemm_gemm") ||
+      !ok(mxgemm_synchronize(ctx, nullptr), "mxgemm_synchronize") ||
+      !ok(mxgemm_copy_to_host(ctx, r.y.data(), y, yBytes),
+          "mxgemm_copy_to_host"))
+    return r;
+
+  // The check: the sampled tiles bit for bit, nothing written elsewhere.
+  r.mask.assign(size_t(p.m) * size_t(p.n), 0);
+  for (const nx::OutputRegion &g : checkOptions.expected)
+    for (int64_t i = g.rowBegin; i < g.rowEnd; ++i)
+      std::memset(&r.mask[size_t(i) * size_t(p.n) + size_t(g.colBegin)], 1,
+                  size_t(g.colEnd - g.colBegin));
+  for (size_t i = 0; i < r.mask.size() && !options.facade; ++i)
+    if (!r.mask[i]) // real HIP ran every workgroup: keep the sampled ones
+      std::memset(&r.y[i * elementBytes], 0xff, elementBytes);
+  nx::MXGemmOperands ops;
+  ops.m = p.m, ops.n = p.n, ops.k = p.k;
+  ops.x = r.x.data.data(), ops.xScales = r.x.scales.data();
+  ops.xFormat = r.x.format;
+  ops.w = r.w.data.data(), ops.wScales = r.w.scales.data();
+  ops.wFormat = r.w.format;
+  ops.wScaleGranularity = wScale;
+  r.check = nx::checkGemmOutput(
+      ops, r.y.data(), f32 ? nx::OutputType::F32 : nx::OutputType::BF16,
+      checkOptions);
+  return r;
+}
+
+std::string runtime::writeDump(const std::string &dir, const RunResult &r) {
+  contract::KernelDescriptor d;
+  if (auto e = contract::KernelDescriptor::parse(r.descriptor, d))
+    return *e;
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    return "cannot create " + dir + ": " + std::strerror(errno);
+  const mxgemm_problem &p = r.problem;
+  std::string error;
+  auto write = [&](const char *name, nx::NpyDType type, const void *data,
+                   int64_t rows, int64_t cols) {
+    return error.empty() &&
+           nx::writeNpy(dir + "/" + name, type, data, rows, cols, &error);
+  };
+  const bool f32 = p.out_type == MXGEMM_DTYPE_F32;
+  if (!write("x.npy", nx::NpyDType::UInt8, r.x.data.data(), p.m, p.k) ||
+      !write("xs.npy", nx::NpyDType::UInt8, r.x.scales.data(), r.x.scaleRows(),
+             r.x.scaleCols()) ||
+      !write("w.npy", nx::NpyDType::UInt8, r.w.data.data(), p.n, p.k) ||
+      !write("ws.npy", nx::NpyDType::UInt8, r.w.scales.data(), r.w.scaleRows(),
+             r.w.scaleCols()) ||
+      !write("y.npy", f32 ? nx::NpyDType::Float32 : nx::NpyDType::UInt16,
+             r.y.data(), p.m, p.n) ||
+      !write("mask.npy", nx::NpyDType::Bool, r.mask.data(), p.m, p.n))
+    return error;
+  // The one-segment kernels of today: K's boundaries are [0, K]
+  // (docs/Design.md section 1, the segment rule).
+  std::ofstream meta(dir + "/meta.json");
+  meta << "{\"kernel\": \"" << d.kernel
+       << "\", \"config\": " << contract::formatConfigJson(d.config)
+       << ", \"k_step\": " << d.mfma.kStep << ", \"k_segments\": [0, " << p.k
+       << "]}\n";
+  if (!meta.flush())
+    return "cannot write " + dir + "/meta.json";
+  return "";
+}
+
+std::string runtime::describeRun(const RunResult &r,
+                                 const std::string &source) {
+  const mxgemm_plan &plan = r.plan;
+  std::ostringstream os;
+  const bool planned =
+      r.failedCall != "mxgemm_query" && r.failedCall != "mxgemm_kernel_query";
+  if (!planned) {
+    os << "plan: " << mxgemm_status_string(r.status) << " "
+       << mxgemm_reason_string(plan.reason) << ": " << plan.message << "\n";
+    return os.str();
+  }
+  os << "plan: MXGEMM_STATUS_OK kernel " << plan.kernel << " (entry "
+     << (source.empty() ? plan.entry : source) << ") grid " << plan.grid_x
+     << "x" << plan.grid_y << "x" << plan.grid_z << " block " << plan.block_x
+     << "x" << plan.block_y << "x" << plan.block_z << " lds " << plan.lds_bytes
+     << " k_step " << plan.k_step << " M range " << plan.m_min << ".."
+     << plan.m_max << "\n  config: " << plan.config << "\n  note: " << plan.note
+     << "\n";
+  if (r.packedBytes)
+    os << "weights: packed once in MFMA panels by "
+       << (source.empty() ? "mxgemm_pack_weights" : "the host") << " ("
+       << r.packedBytes << " bytes)\n";
+  if (r.status != MXGEMM_STATUS_OK) {
+    os << r.failedCall << ": " << mxgemm_status_string(r.status) << " "
+       << mxgemm_reason_string(plan.reason) << ": " << r.message << "\n";
+    return os.str();
+  }
+  char line[128];
+  for (const nx::GemmMismatch &m : r.check.first) {
+    std::snprintf(line, sizeof(line),
+                  "mismatch: Y[%lld][%lld] = 0x%04x, reference 0x%04x\n",
+                  (long long)m.row, (long long)m.col, m.got, m.expected);
+    os << line;
+  }
+  os << "verify: " << r.workgroups.size() << " workgroups, " << r.check.compared
+     << " elements, " << r.check.mismatches
+     << " mismatches (bit-exact vs the CPU reference, k_step " << plan.k_step
+     << "), " << r.check.stray << " stray: " << (r.verified() ? "OK" : "FAIL")
+     << "\n";
+  return os.str();
+}
+
+std::string runtime::defaultHipLibrary() {
+  if (const char *env = std::getenv("MXGEMM_HIP_LIBRARY"); env && *env)
+    return env;
+  if (void *h = dlopen("libamdhip64.so", RTLD_LAZY | RTLD_LOCAL)) {
+    dlclose(h);
+    return "libamdhip64.so";
+  }
+  char exe[4096];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  std::string self(exe, size_t(std::max<ssize_t>(len, 0)));
+  return self.substr(0, self.rfind('/')) + "/../lib/libmxgemm_hip_emu.so";
+}
