@@ -282,21 +282,11 @@ mxgemm_status mxgemm_kernel_launch(mxgemm_context *context,
       MessageBuilder(plan->message, sizeof(plan->message)) << "tensors is NULL";
     return fail(MXGEMM_STATUS_INVALID_ARGUMENT, "tensors is NULL");
   }
-  return guarded([&] {
-    Decision d;
-    mxgemm_reason reason;
-    char local[kMessageBytes];
-    char *message = plan ? plan->message : local;
-    MessageBuilder msg(message, kMessageBytes);
-    mxgemm_status s = decideLoaded(*k, problem, tensors, d, reason, msg);
-    if (s == MXGEMM_STATUS_OK)
-      s = launch(*ctx, d, *problem, *tensors, stream, msg);
-    if (plan)
-      fillPlan(plan, s, reason, d);
-    if (s != MXGEMM_STATUS_OK)
-      setLastError(message);
-    return s;
-  });
+  return decideAndLaunch(
+      *ctx, problem, tensors, stream, plan,
+      [&](Decision &d, mxgemm_reason &reason, MessageBuilder &msg) {
+        return decideLoaded(*k, problem, tensors, d, reason, msg);
+      });
 }
 
 mxgemm_status mxgemm_kernel_unload(mxgemm_context *context,

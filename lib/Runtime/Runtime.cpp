@@ -377,23 +377,11 @@ mxgemm_status mxgemm_gemm(mxgemm_context *context,
     refusePlan(plan, lastError());
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
-  return guarded([&] {
-    Decision d;
-    mxgemm_reason reason;
-    // Without a plan the message is built on the stack: the last error
-    // changes only if the call fails.
-    char local[kMessageBytes];
-    char *message = plan ? plan->message : local;
-    MessageBuilder msg(message, kMessageBytes);
-    mxgemm_status s = decide(*ctx, problem, tensors, d, reason, msg);
-    if (s == MXGEMM_STATUS_OK)
-      s = launch(*ctx, d, *problem, *tensors, stream, msg);
-    if (plan)
-      fillPlan(plan, s, reason, d);
-    if (s != MXGEMM_STATUS_OK)
-      setLastError(message);
-    return s;
-  });
+  return decideAndLaunch(
+      *ctx, problem, tensors, stream, plan,
+      [&](Decision &d, mxgemm_reason &reason, MessageBuilder &msg) {
+        return decide(*ctx, problem, tensors, d, reason, msg);
+      });
 }
 
 mxgemm_status mxgemm_pack_weights(mxgemm_context *context,

@@ -246,6 +246,33 @@ mxgemm_status launch(Context &ctx, const Decision &d, const mxgemm_problem &p,
 /// Fills every field of `plan` but the message.
 void fillPlan(mxgemm_plan *plan, mxgemm_status status, mxgemm_reason reason,
               const Decision &d);
+/// The body of every deciding-and-launching entry point: `decide(d, reason,
+/// msg)` picks the kernel, then the launch; the plan (when given) gets the
+/// outcome and the message, the last error the message of a failure.
+/// Without a plan the message is built on the stack, so the last error
+/// changes only if the call fails. `problem` and `tensors` are dereferenced
+/// only after `decide` succeeded (it checks them).
+template <typename Decide>
+mxgemm_status decideAndLaunch(Context &ctx, const mxgemm_problem *problem,
+                              const mxgemm_tensors *tensors, void *stream,
+                              mxgemm_plan *plan, Decide &&decide) {
+  return guarded([&] {
+    Decision d;
+    mxgemm_reason reason;
+    char local[kMessageBytes];
+    char *message = plan ? plan->message : local;
+    MessageBuilder msg(message, kMessageBytes);
+    mxgemm_status s = decide(d, reason, msg);
+    if (s == MXGEMM_STATUS_OK)
+      s = launch(ctx, d, *problem, *tensors, stream, msg);
+    if (plan)
+      fillPlan(plan, s, reason, d);
+    if (s != MXGEMM_STATUS_OK)
+      setLastError(message);
+    return s;
+  });
+}
+
 /// A failed HIP call as HIP_ERROR with its message as the last error.
 mxgemm_status hipCall(Context &ctx, const char *what, hipError_t error);
 

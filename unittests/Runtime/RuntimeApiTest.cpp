@@ -173,6 +173,11 @@ TEST(RuntimeApi, InvalidArguments) {
   EXPECT_NE(std::strstr(mxgemm_last_error(), "NULL"), nullptr);
   EXPECT_EQ(mxgemm_gemm(nullptr, &p, &t, nullptr, nullptr),
             MXGEMM_STATUS_INVALID_ARGUMENT);
+  // A null problem is refused before anything dereferences it.
+  EXPECT_EQ(mxgemm_gemm(g.ctx, nullptr, &t, nullptr, &plan),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(mxgemm_gemm(g.ctx, nullptr, &t, nullptr, nullptr),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
 
   // Helpers.
   size_t bytes = 0;
