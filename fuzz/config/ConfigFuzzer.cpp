@@ -17,11 +17,11 @@
 #include <cstdint>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static mlir::MLIRContext *ctx = [] {
-    auto *c = new mlir::MLIRContext();
-    c->loadDialect<mxgemm::MXGemmDialect>();
-    return c;
-  }();
+  // A fresh context per input: a context keeps every distinct attribute it
+  // ever uniqued, so one shared by millions of inputs only grows.
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  context.loadDialect<mxgemm::MXGemmDialect>();
+  mlir::MLIRContext *ctx = &context;
   mlir::ScopedDiagnosticHandler quiet(
       ctx, [](mlir::Diagnostic &) { return mlir::success(); });
   llvm::StringRef body(reinterpret_cast<const char *>(data), size);

@@ -22,11 +22,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // dialect state behind.
   mlir::DialectRegistry registry;
   mxgemm::registerAllDialects(registry);
-  mlir::MLIRContext ctx(registry);
+  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
   ctx.allowUnregisteredDialects(false);
   mlir::ScopedDiagnosticHandler quiet(
       &ctx, [](mlir::Diagnostic &) { return mlir::success(); });
-  llvm::StringRef source(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer expects a NUL after the buffer, as every file buffer
+  // (MemoryBuffer) and std::string has; libFuzzer's input has none.
+  const std::string source(reinterpret_cast<const char *>(data), size);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(source, &ctx);
   if (module)
