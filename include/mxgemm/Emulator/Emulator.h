@@ -27,6 +27,8 @@
 
 namespace mxgemm::emu {
 
+class ExecObserver;
+
 /// What a checker found. Every finding names where it happened.
 struct Finding {
   enum Kind {
@@ -144,6 +146,15 @@ struct LaunchConfig {
   /// A workgroup that executes more instructions than this is reported as
   /// hung (an emulated infinite loop must not hang the caller).
   uint64_t maxInstructionsPerWorkgroup = 1ull << 32;
+  /// Timing-only mode for a performance model (lib/Simulator): MFMAs count
+  /// but do not compute, so their destinations keep stale values. Addresses
+  /// and control flow of kernels that do not branch on MFMA results are
+  /// unchanged.
+  bool skipMfmaArithmetic = false;
+  /// Sees every executed instruction and memory access (lib/Simulator
+  /// records address streams with it; see EmulatorImpl.h). Not thread-safe:
+  /// use with threads = 1.
+  ExecObserver *observer = nullptr;
 };
 
 struct LaunchResult {
