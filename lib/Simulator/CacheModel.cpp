@@ -26,24 +26,8 @@ SetAssocCache::SetAssocCache(uint64_t bytes, unsigned ways, unsigned lineBytes)
   sets = std::max<uint64_t>(1, lines / this->ways);
   setMask = (sets & (sets - 1)) == 0 ? sets - 1 : 0;
   tags.assign(sets * this->ways, ~0ull);
+  stamps.assign(sets * this->ways, 0);
   meta.assign(sets * this->ways, Meta());
-}
-
-SetAssocCache::Meta *SetAssocCache::insert(uint64_t line) {
-  size_t base = size_t(setOf(line)) * ways;
-  size_t victim = base;
-  for (unsigned i = 0; i < ways; ++i) {
-    if (tags[base + i] == ~0ull) {
-      victim = base + i;
-      break;
-    }
-    if (meta[base + i].stamp < meta[victim].stamp)
-      victim = base + i;
-  }
-  tags[victim] = line;
-  meta[victim] = Meta();
-  meta[victim].stamp = ++clock;
-  return &meta[victim];
 }
 
 CacheHierarchy::CacheHierarchy(const target::TargetModel &target,
@@ -109,6 +93,7 @@ uint8_t CacheHierarchy::access(const Stream &s, uint64_t line, bool store,
   SetAssocCache &myL1 = l1[s.xcd][s.cu];
   SetAssocCache &myL2 = l2[s.xcd];
   bool xcd0 = s.xcd == 0;
+  bool hit;
   if (store) {
     // The L1 writes through without allocating; the L2 allocates the line
     // and writes it back to HBM later (counted now). ASSUMPTION.
@@ -120,51 +105,49 @@ uint8_t CacheHierarchy::access(const Stream &s, uint64_t line, bool store,
       ++traffic.cu0HbmLines;
     }
     ++traffic.hbmLines;
-    if (SetAssocCache::Meta *e = myL2.find(line)) {
-      (void)e;
-    } else {
-      SetAssocCache::Meta *e2 = myL2.insert(line);
-      e2->fillStep = step;
-      e2->fillLevel = LevelL2;
+    SetAssocCache::Meta &e = myL2.access(line, hit);
+    if (!hit) {
+      e.fillStep = step;
+      e.fillLevel = LevelL2;
     }
     return LevelStore;
   }
   ++traffic.loadLines;
-  if (myL1.find(line)) {
+  myL1.access(line, hit);
+  if (hit) {
     ++traffic.l1Hits;
     return LevelL1;
   }
-  myL1.insert(line);
   if (xcd0)
     ++traffic.l2Lines;
   if (cu0)
     ++traffic.cu0L2Lines;
-  if (SetAssocCache::Meta *e = myL2.find(line)) {
+  SetAssocCache::Meta &l2e = myL2.access(line, hit);
+  if (hit) {
     ++traffic.l2Hits;
-    if (e->fillStep == step)
-      return uint8_t(e->fillLevel | LevelMerged);
+    if (l2e.fillStep == step)
+      return uint8_t(l2e.fillLevel | LevelMerged);
     return LevelL2;
   }
-  SetAssocCache::Meta *l2e = myL2.insert(line);
-  l2e->fillStep = step;
+  l2e.fillStep = step;
   ++traffic.mallLines;
   if (cu0)
     ++traffic.cu0MallLines;
   uint8_t level;
-  if (SetAssocCache::Meta *m = mall->find(line)) {
+  SetAssocCache::Meta &m = mall->access(line, hit);
+  if (hit) {
     ++traffic.mallHits;
-    level = m->fillStep == step ? uint8_t(m->fillLevel | LevelMerged)
-                                : uint8_t(LevelMall);
+    level = m.fillStep == step ? uint8_t(m.fillLevel | LevelMerged)
+                               : uint8_t(LevelMall);
   } else {
-    SetAssocCache::Meta *me = mall->insert(line);
-    me->fillStep = step;
-    me->fillLevel = LevelHbm;
+    m.fillStep = step;
+    m.fillLevel = LevelHbm;
     ++traffic.hbmLines;
     ++traffic.hbmReads;
     if (cu0)
       ++traffic.cu0HbmLines;
     level = LevelHbm;
   }
-  l2e->fillLevel = uint8_t(level & LevelMask);
+  l2e.fillLevel = uint8_t(level & LevelMask);
   return level;
 }

@@ -19,24 +19,36 @@ namespace mxgemm::sim {
 class SetAssocCache {
 public:
   struct Meta {
-    uint32_t stamp = 0;
     uint32_t fillStep = 0;
     uint8_t fillLevel = 0;
   };
   SetAssocCache(uint64_t bytes, unsigned ways, unsigned lineBytes);
-  /// The line's metadata (now most recently used), or null.
-  Meta *find(uint64_t line) {
+  /// Looks the line up and makes it the most recently used; allocates it
+  /// over the least recently used line of its set on a miss (`hit` false,
+  /// metadata reset).
+  Meta &access(uint64_t line, bool &hit) {
     size_t base = size_t(setOf(line)) * ways;
-    const uint64_t *tag = &tags[base];
+    uint64_t *tag = &tags[base];
+    uint32_t *stamp = &stamps[base];
     for (unsigned i = 0; i < ways; ++i)
       if (tag[i] == line) {
-        meta[base + i].stamp = ++clock;
-        return &meta[base + i];
+        stamp[i] = ++clock;
+        hit = true;
+        return meta[base + i];
       }
-    return nullptr;
+    unsigned victim = 0;
+    uint32_t oldest = stamp[0];
+    for (unsigned i = 1; i < ways; ++i)
+      if (stamp[i] < oldest) {
+        oldest = stamp[i];
+        victim = i;
+      }
+    hit = false;
+    tag[victim] = line;
+    stamp[victim] = ++clock;
+    meta[base + victim] = Meta();
+    return meta[base + victim];
   }
-  /// Allocates the line, evicting the least recently used of its set.
-  Meta *insert(uint64_t line);
 
 private:
   unsigned setOf(uint64_t line) const {
@@ -48,7 +60,8 @@ private:
   uint64_t sets, setMask;
   unsigned ways;
   uint32_t clock = 0;
-  std::vector<uint64_t> tags; // ~0 = empty
+  std::vector<uint64_t> tags; // ~0 = empty (stamp 0: oldest)
+  std::vector<uint32_t> stamps;
   std::vector<Meta> meta;
 };
 

@@ -424,6 +424,10 @@ void CuModel::attributeIdle(unsigned simd, const SimWave &w, double from,
       return IdleDependency;
     case StallNopSleep:
       return IdleNopSleep;
+    case StallVmemQueue:
+      return IdleVmemQueue;
+    case StallLdsQueue:
+      return IdleLdsQueue;
     default:
       return IdleContention;
     }

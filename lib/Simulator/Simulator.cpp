@@ -22,6 +22,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -44,8 +45,8 @@ StringRef mxgemm::sim::stallKindName(unsigned kind) {
 
 StringRef mxgemm::sim::idleKindName(unsigned kind) {
   static const char *const names[NumIdleKinds] = {
-      "non_mfma_issue", "vmcnt",      "lgkmcnt",   "barrier",
-      "dependency",     "contention", "nop_sleep", "no_wave"};
+      "non_mfma_issue", "vmcnt",     "lgkmcnt",    "barrier",   "dependency",
+      "vmem_queue",     "lds_queue", "contention", "nop_sleep", "no_wave"};
   return kind < NumIdleKinds ? names[kind] : "unknown";
 }
 
@@ -384,6 +385,7 @@ Expected<Prediction> mxgemm::sim::simulate(const emu::CodeObject &object,
     std::vector<std::unique_ptr<WorkgroupTrace>> untimed;
   };
   std::vector<Stash> stash;
+  double phaseSeconds[3] = {}; // trace, cache, timing (MXGEMM_SIM_DEBUG)
   RoundTraffic totals;
   double mfmaBusySum = 0, mfmaCountSum = 0;
   uint64_t wgTraced = 0;
@@ -430,9 +432,12 @@ Expected<Prediction> mxgemm::sim::simulate(const emu::CodeObject &object,
       std::sort(cfg.workgroupsToRun.begin(), cfg.workgroupsToRun.end());
       if (cfg.workgroupsToRun.empty())
         continue;
+      auto t0 = std::chrono::steady_clock::now();
       auto res = emu::launch(object, kernel, cfg, memory);
       if (!res)
         return res.takeError();
+      auto t1 = std::chrono::steady_clock::now();
+      phaseSeconds[0] += std::chrono::duration<double>(t1 - t0).count();
       p.tracedInstructions += rec.instructions;
       wgTraced += placed.size();
       std::sort(
@@ -450,7 +455,11 @@ Expected<Prediction> mxgemm::sim::simulate(const emu::CodeObject &object,
       for (const Placed &pl : placed)
         for (WaveTrace &w : pl.trace->waves)
           streams.push_back({pl.xcd, pl.cu, &w, pl.trace->timed});
+      auto t2 = std::chrono::steady_clock::now();
       RoundTraffic traffic = caches.runRound(streams);
+      phaseSeconds[1] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t2)
+              .count();
       // Without the other XCDs traced, their MALL and HBM traffic is taken
       // to equal this XCD's.
       if (tracedXcds == 1) {
@@ -580,7 +589,11 @@ Expected<Prediction> mxgemm::sim::simulate(const emu::CodeObject &object,
       }
       in.recordTrace =
           record && !options.traceFile.empty() && wi == 0 && !traceWritten;
+      auto t3 = std::chrono::steady_clock::now();
       CuResult cu = simulateCu(in);
+      phaseSeconds[2] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t3)
+              .count();
       if (record)
         p.timedInstructions += cu.instructions;
       double cycles = double(cu.cycles);
@@ -661,8 +674,9 @@ Expected<Prediction> mxgemm::sim::simulate(const emu::CodeObject &object,
                           fmt(100 * bw[topBw], 0) + "% of the time";
     } else if (mfmaCyclesOf > 0) {
       static const char *const names[NumIdleKinds] = {
-          "issue",      "memory-latency", "lds", "barrier",
-          "dependency", "contention",     "nop", "prologue-epilogue"};
+          "issue",      "memory-latency",   "lds",       "barrier",
+          "dependency", "vmem-issue",       "lds-queue", "issue-contention",
+          "nop",        "prologue-epilogue"};
       out.limiter = names[top];
       out.limiterDetail =
           "matrix pipes idle " + fmt(100 * (1 - cuMfmaUtil), 1) +
@@ -692,6 +706,10 @@ Expected<Prediction> mxgemm::sim::simulate(const emu::CodeObject &object,
     p.hasSustained = p.hasPeak = true;
   }
 
+  if (std::getenv("MXGEMM_SIM_DEBUG"))
+    errs() << formatv("phases: trace {0:f2} s, caches {1:f2} s, timing "
+                      "{2:f2} s\n",
+                      phaseSeconds[0], phaseSeconds[1], phaseSeconds[2]);
   if (options.sensitivity) {
     // Every ASSUMPTION at 0.5x and 1.5x; the caches are replayed when an
     // associativity changes.

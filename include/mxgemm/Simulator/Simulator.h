@@ -98,9 +98,11 @@ enum IdleKind : unsigned {
   IdleLgkmcnt,
   IdleBarrier,
   IdleDependency, // MFMA or other register dependencies
-  IdleContention, // issue slots and queues taken by other waves
+  IdleVmemQueue,  // its vector-memory instruction could not enter the queue
+  IdleLdsQueue,   // its LDS instruction could not enter the FIFO
+  IdleContention, // issue turns taken by other waves
   IdleNopSleep,
-  IdleNoWave, // no wave resident (launch, epilogue, idle slot)
+  IdleNoWave, // no wave with MFMAs resident (launch, epilogue, idle slot)
   NumIdleKinds
 };
 llvm::StringRef idleKindName(unsigned kind);

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Runs mxgemm-sim over the case table: the tuned kernel of every family
+(build/lib/Runtime/kernels/<family>.hsaco, built by the normal build) and
+its naive kernel (mxgemm-compile with the default config), at the given M.
+Every figure is a PREDICTION of the simulator, not a measurement.
+
+Writes <out>/<kind>-<family>-<M>.json (mxgemm-sim --json, plus the
+simulator's CPU seconds) and prints a markdown table. Runs one simulation
+at a time (one core); existing results are reused unless --force.
+
+    python3 tools/mxgemm-sim/run_cases.py --build build --out build/sim-cases
+"""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def read_cases(path):
+    cases = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or line.startswith("family") or not line.strip():
+                continue
+            fields = line.rstrip("\n").split("\t")
+            cases.append((fields[0], int(fields[1]), int(fields[2])))
+    return cases
+
+
+def run(cmd):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.time()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    wall = time.time() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return out, wall, cpu
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--cases", default=os.path.join(ROOT, "..", "shared", "cases",
+                                                    "deepseek_v4_flash_tp2.tsv"))
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--kinds", default="tuned,naive")
+    ap.add_argument("--families", default="")
+    ap.add_argument("--ms", default="16384,10732,9199,1,64")
+    ap.add_argument("--sim-args", default="", help="extra mxgemm-sim options")
+    ap.add_argument("--force", action="store_true")
+    args = ap.parse_args()
+    out = args.out or os.path.join(args.build, "sim-cases")
+    os.makedirs(out, exist_ok=True)
+    sim = os.path.join(args.build, "bin", "mxgemm-sim")
+    compile_ = os.path.join(args.build, "bin", "mxgemm-compile")
+    families = set(args.families.split(",")) if args.families else None
+    rows = []
+    for family, n, k in read_cases(args.cases):
+        if families and family not in families:
+            continue
+        for kind in args.kinds.split(","):
+            if kind == "tuned":
+                hsaco = os.path.join(args.build, "lib", "Runtime", "kernels",
+                                     family + ".hsaco")
+            else:
+                hsaco = os.path.join(out, "naive-" + family + ".hsaco")
+                if not os.path.exists(hsaco):
+                    subprocess.run([compile_, "--n", str(n), "--k", str(k),
+                                    "--name", "naive_" + family, "-o", hsaco],
+                                   check=True)
+            for m in [int(x) for x in args.ms.split(",")]:
+                path = os.path.join(out, f"{kind}-{family}-{m}.json")
+                if os.path.exists(path) and not args.force:
+                    with open(path) as f:
+                        result = json.load(f)
+                else:
+                    cmd = [sim, hsaco, "--m", str(m), "--json"] + args.sim_args.split()
+                    text, wall, cpu = run(cmd)
+                    result = json.loads(text)
+                    result["simulator_cpu_seconds"] = cpu
+                    result["simulator_wall_seconds"] = wall
+                    with open(path, "w") as f:
+                        json.dump(result, f, indent=1)
+                rows.append((kind, family, m, result))
+                print(f"{kind:6} {family:15} M={m:6} {result['time_us']:10.2f} us "
+                      f"{result['tflops']:8.1f} TF  limiter {result['limiter']}  "
+                      f"({result.get('simulator_cpu_seconds', 0):.1f} s CPU)",
+                      file=sys.stderr, flush=True)
+    print("| kind | family | M | predicted us (sustained) | TFLOPS | % of peak "
+          "| MFMA util | limiter | us at 2.4 GHz | sim CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for kind, family, m, r in rows:
+        print(f"| {kind} | {family} | {m} | {r['time_us']:.2f} | {r['tflops']:.1f} | "
+              f"{r['percent_of_peak']:.1f} | {100 * r['mfma_utilisation']:.1f}% | "
+              f"{r['limiter']} | {r['time_us_peak_clock']:.2f} | "
+              f"{r.get('simulator_cpu_seconds', 0):.1f} |")
+
+
+if __name__ == "__main__":
+    main()
