@@ -34,15 +34,48 @@ namespace {
 
 constexpr double Never = std::numeric_limits<double>::infinity();
 
-/// A FIFO bandwidth server: a request arriving at `a` that needs `d` cycles
-/// of service starts when the server is free.
+/// A bandwidth server: a request arriving at `a` that needs `d` cycles of
+/// service takes the earliest idle gap of that length at or after `a`.
+/// Requests are made when instructions issue, some for the future (the LDS
+/// write of an LDS-DMA when its data arrives), so the server keeps its busy
+/// intervals instead of a single free time; those ending before the
+/// simulation's present are dropped.
 struct Server {
-  double free = 0, busy = 0;
+  double busy = 0;
+  std::vector<std::pair<double, double>> intervals; // sorted, disjoint
   double reserve(double a, double d) {
-    double start = std::max(a, free);
-    free = start + d;
     busy += d;
+    if (d <= 0)
+      return a;
+    // First interval that ends after a.
+    auto it = std::lower_bound(intervals.begin(), intervals.end(), a,
+                               [](const std::pair<double, double> &iv,
+                                  double x) { return iv.second <= x; });
+    double start = a;
+    while (it != intervals.end() && it->first < start + d) {
+      start = std::max(start, it->second);
+      ++it;
+    }
+    // Insert [start, start + d) before `it`, merging with neighbours.
+    auto pos = intervals.insert(it, {start, start + d});
+    if (pos != intervals.begin() && std::prev(pos)->second >= pos->first) {
+      std::prev(pos)->second = std::max(std::prev(pos)->second, pos->second);
+      pos = intervals.erase(pos) - 1;
+    }
+    if (std::next(pos) != intervals.end() &&
+        std::next(pos)->first <= pos->second) {
+      pos->second = std::max(pos->second, std::next(pos)->second);
+      intervals.erase(std::next(pos));
+    }
     return start;
+  }
+  /// Forget what ended before `now` (no request arrives earlier).
+  void prune(double now) {
+    size_t n = 0;
+    while (n < intervals.size() && intervals[n].second < now)
+      ++n;
+    if (n > 64)
+      intervals.erase(intervals.begin(), intervals.begin() + long(n));
   }
 };
 
@@ -176,6 +209,7 @@ private:
   std::vector<double> ldsFifo[2];
   // Per CU.
   Server ldsService, ta, l1Fill, l2, mall, hbm, ret;
+  double taFree = 0;
   std::deque<double> taQueue;
   std::vector<std::pair<double, double>> inflight; // (done, bytes)
 
@@ -502,7 +536,10 @@ void CuModel::issueGlobal(SimWave &w, const DynInst &d, double now) {
   double laneCycles = std::ceil(double(op.activeLanes) / lanesPerCycle);
   double lineCycles = std::ceil(double(op.numLines) / t.tcpLinesPerCycle);
   double dur = std::max({laneCycles, lineCycles, 1.0});
-  double start = ta.reserve(std::max(arrive, capacityAt), dur);
+  // The address unit takes requests in order.
+  double start = std::max({arrive, capacityAt, taFree});
+  taFree = start + dur;
+  ta.busy += dur;
   taQueue.push_back(start + dur);
   while (taQueue.size() > size_t(t.vmemQueueEntries) + 1)
     taQueue.pop_front();
@@ -794,6 +831,9 @@ CuResult CuModel::run() {
     if (best == Never)
       break;
     now = best;
+    for (Server *sv : {&ldsIn[0], &ldsIn[1], &ldsOut[0], &ldsOut[1],
+                       &ldsService, &ta, &l1Fill, &l2, &mall, &hbm, &ret})
+      sv->prune(now);
     // A SIMD's next turn comes one issue interval later.
     nextTurn[bestSimd] = now + interval;
     // Arbitration on this SIMD: s_setprio priority, then age.

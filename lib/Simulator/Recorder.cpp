@@ -29,7 +29,7 @@ unsigned mxgemm::sim::ldsServiceCycles(const uint32_t *laneAddress,
   unsigned lanesPerPhase = 64 / phases;
   unsigned cycles = 0;
   for (unsigned phase = 0; phase < phases; ++phase) {
-    uint32_t seen[64][16];
+    uint32_t seen[64][64];
     uint8_t count[64] = {};
     unsigned worst = 0;
     for (unsigned l = phase * lanesPerPhase; l < (phase + 1) * lanesPerPhase;
@@ -43,7 +43,7 @@ unsigned mxgemm::sim::ldsServiceCycles(const uint32_t *laneAddress,
         bool dup = false;
         for (unsigned i = 0; i < count[bank]; ++i)
           dup |= seen[bank][i] == dw;
-        if (!dup && count[bank] < 16) {
+        if (!dup && count[bank] < 64) {
           seen[bank][count[bank]++] = dw;
           worst = std::max<unsigned>(worst, count[bank]);
         }

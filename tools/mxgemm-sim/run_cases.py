@@ -53,11 +53,13 @@ def main():
     ap.add_argument("--families", default="")
     ap.add_argument("--ms", default="16384,10732,9199,1,64")
     ap.add_argument("--sim-args", default="", help="extra mxgemm-sim options")
+    ap.add_argument("--sim", default=None,
+                    help="the mxgemm-sim binary (default: <build>/bin)")
     ap.add_argument("--force", action="store_true")
     args = ap.parse_args()
     out = args.out or os.path.join(args.build, "sim-cases")
     os.makedirs(out, exist_ok=True)
-    sim = os.path.join(args.build, "bin", "mxgemm-sim")
+    sim = args.sim or os.path.join(args.build, "bin", "mxgemm-sim")
     compile_ = os.path.join(args.build, "bin", "mxgemm-compile")
     families = set(args.families.split(",")) if args.families else None
     rows = []
