@@ -5,8 +5,8 @@
 // lines) and records the level that serves each line of the timed
 // workgroups. Co-running workgroups advance in lock step: the m-th global
 // instruction of every wave of a round is one step, and within a step the
-// waves take turns in an order that rotates with the step, so the fetches
-// of shared lines spread over the CUs. An access to a line that another
+// waves take turns in a pseudo-random order drawn afresh for each step, so the
+// fetches of shared lines spread over the CUs. An access to a line that another
 // access of the same step is still filling is a hit-on-miss (the L2 counts
 // it as a hit): it waits for the fill but uses no bandwidth below the
 // level that holds it.
@@ -46,10 +46,19 @@ CacheHierarchy::CacheHierarchy(const target::TargetModel &target,
                                          unsigned(t.mallWays), line);
 }
 
+namespace {
+uint64_t splitmix64(uint64_t &state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+} // namespace
+
 RoundTraffic CacheHierarchy::runRound(std::vector<Stream> &streams) {
   RoundTraffic traffic;
-  // Streams still running at step m are the first live(m) ones of `byLength`
-  // (longest first); the turn order rotates with the step.
+  // Streams still running at step m are the first live(m) ones of
+  // `byLength` (longest first).
   std::vector<Stream *> byLength;
   for (Stream &s : streams)
     byLength.push_back(&s);
@@ -59,12 +68,20 @@ RoundTraffic CacheHierarchy::runRound(std::vector<Stream> &streams) {
       });
   size_t steps = byLength.empty() ? 0 : byLength[0]->wave->globalOps.size();
   size_t live = byLength.size();
+  std::vector<Stream *> order;
   for (size_t m = 0; m < steps; ++m) {
     while (live && byLength[live - 1]->wave->globalOps.size() <= m)
       --live;
     uint32_t step = ++stepCounter;
-    for (size_t k = 0; k < live; ++k) {
-      Stream &s = *byLength[(k + m) % live];
+    // Within a step the waves take turns in a fresh pseudo-random order
+    // (a fixed generator, so runs repeat), so that every sharer of a line
+    // is as likely as any other to be the one that fetches it.
+    order.assign(byLength.begin(), byLength.begin() + long(live));
+    uint64_t rng = step;
+    for (size_t i = live; i > 1; --i)
+      std::swap(order[i - 1], order[splitmix64(rng) % i]);
+    for (Stream *sp : order) {
+      Stream &s = *sp;
       WaveTrace &wave = *s.wave;
       GlobalOp &op = wave.globalOps[m];
       bool cu0 = s.xcd == 0 && s.cu == 0;

@@ -28,9 +28,9 @@ using namespace mxgemm::sim;
 // Timing fields and the target hash
 //===----------------------------------------------------------------------===//
 
-#define MXGEMM_FIELD(name, assumption)                                         \
+#define MXGEMM_FIELD(name, assumption, source)                                 \
   TimingField {                                                                \
-    #name, assumption,                                                         \
+    #name, assumption, source,                                                 \
         [](const target::TimingModel &t) { return double(t.name); },           \
         [](target::TimingModel &t, double v) {                                 \
           using T = std::remove_reference_t<decltype(t.name)>;                 \
@@ -43,44 +43,93 @@ using namespace mxgemm::sim;
 
 ArrayRef<TimingField> mxgemm::sim::timingFields() {
   static const TimingField fields[] = {
-      MXGEMM_FIELD(issueIntervalCycles, false),
-      MXGEMM_FIELD(valuCycles, false),
-      MXGEMM_FIELD(valuQuarterRateCycles, false),
-      MXGEMM_FIELD(mfmaIssueCycles, false),
-      MXGEMM_FIELD(mfmaReadExtraPasses, false),
-      MXGEMM_FIELD(mfmaSrcCPartialExtraPasses, false),
-      MXGEMM_FIELD(mfmaPassCycles, false),
-      MXGEMM_FIELD(smemLatencyCycles, true),
-      MXGEMM_FIELD(takenBranchCycles, true),
-      MXGEMM_FIELD(sleepCyclesPerUnit, false),
-      MXGEMM_FIELD(barrierCycles, true),
-      MXGEMM_FIELD(workgroupLaunchCycles, true),
-      MXGEMM_FIELD(ldsServiceBytesPerCycle, false),
-      MXGEMM_FIELD(ldsPortBytesPerCycle, false),
-      MXGEMM_FIELD(ldsQueueEntries, false),
-      MXGEMM_FIELD(ldsLatencyCycles, false),
-      MXGEMM_FIELD(vmemQueueEntries, false),
-      MXGEMM_FIELD(tcpInflightBytes, false),
-      MXGEMM_FIELD(tcpLanesPerCycleNarrow, false),
-      MXGEMM_FIELD(tcpLanesPerCycleWide, false),
-      MXGEMM_FIELD(tcpLinesPerCycle, true),
-      MXGEMM_FIELD(cacheLineBytes, false),
-      MXGEMM_FIELD(l1Bytes, false),
-      MXGEMM_FIELD(l1Ways, true),
-      MXGEMM_FIELD(l2Ways, true),
-      MXGEMM_FIELD(mallWays, true),
-      MXGEMM_FIELD(returnBytesPerCycle, false),
-      MXGEMM_FIELD(l1FillBytesPerCycle, true),
-      MXGEMM_FIELD(l1HitCycles, true),
-      MXGEMM_FIELD(l2HitCycles, true),
-      MXGEMM_FIELD(l2Channels, false),
-      MXGEMM_FIELD(l2ChannelBytesPerCycle, false),
-      MXGEMM_FIELD(mallBytesPerSecond, true),
-      MXGEMM_FIELD(mallExtraNs, true),
-      MXGEMM_FIELD(hbmExtraNs, false),
-      MXGEMM_FIELD(sustainedClockHz, false),
+      MXGEMM_FIELD(issueIntervalCycles, false,
+                   "ROCm Compute Profiler, Pipeline descriptions: Scheduler "
+                   "(one SIMD per cycle, round robin)"),
+      MXGEMM_FIELD(
+          valuCycles, false,
+          "ROCm Compute Profiler (16-wide SIMDs); gluon lds_throughput.md 1.1"),
+      MXGEMM_FIELD(
+          valuQuarterRateCycles, false,
+          "LLVM SISchedule.td (WriteTrans32, WriteQuarterRate32, "
+          "WriteFloatCvt); pyhip mfma-valu-coissue.md (16.0 measured)"),
+      MXGEMM_FIELD(
+          mfmaIssueCycles, false,
+          "pyhip mfma-valu-coissue.md (VALU issues 4 cycles after the MFMA)"),
+      MXGEMM_FIELD(mfmaReadExtraPasses, false,
+                   "CDNA3 ISA 7.6 via LLVM GCNHazardRecognizer (XDL write, "
+                   "SrcA/B or VALU read: passes + 3)"),
+      MXGEMM_FIELD(mfmaSrcCPartialExtraPasses, false,
+                   "CDNA3 ISA 7.6 via LLVM GCNHazardRecognizer (overlapped "
+                   "SrcC: passes + 1)"),
+      MXGEMM_FIELD(
+          mfmaPassCycles, false,
+          "ROCm matrix-core blog (32x32x64 FP8: 64 cycles = 16 passes)"),
+      MXGEMM_FIELD(smemLatencyCycles, true, "ASSUMPTION"),
+      MXGEMM_FIELD(takenBranchCycles, true, "ASSUMPTION"),
+      MXGEMM_FIELD(sleepCyclesPerUnit, false,
+                   "CDNA3/CDNA4 ISA, S_SLEEP (64 x SIMM16[6:0] clocks)"),
+      MXGEMM_FIELD(barrierCycles, true, "ASSUMPTION"),
+      MXGEMM_FIELD(workgroupLaunchCycles, true, "ASSUMPTION"),
+      MXGEMM_FIELD(
+          ldsServiceBytesPerCycle, false,
+          "gluon lds_throughput.md 1.3; ROCm CDNA4 FP8 GEMM blog Table 1"),
+      MXGEMM_FIELD(ldsPortBytesPerCycle, false,
+                   "gluon lds_throughput.md 1.2, 1.4 (128 B/clk per SIMD pair "
+                   "each way)"),
+      MXGEMM_FIELD(ldsQueueEntries, false,
+                   "gluon lds_throughput.md 1.6 (8-entry FIFO per SIMD pair)"),
+      MXGEMM_FIELD(
+          ldsLatencyCycles, false,
+          "gluon lds_throughput.md 1.6 (50-70); triton PR 2507 (69 measured)"),
+      MXGEMM_FIELD(vmemQueueEntries, false,
+                   "gluon v8_sliceMN README 4.2 (~12 entries per CU)"),
+      MXGEMM_FIELD(
+          tcpInflightBytes, false,
+          "gluon v8_sliceMN README 4.1; memory_bandwidth_model.md (32 KB TCP)"),
+      MXGEMM_FIELD(tcpLanesPerCycleNarrow, false,
+                   "gluon v8_sliceMN README 4.3 (dword: 4 cycles)"),
+      MXGEMM_FIELD(tcpLanesPerCycleWide, false,
+                   "gluon v8_sliceMN README 4.3 (dwordx2, dwordx4: 16 cycles)"),
+      MXGEMM_FIELD(tcpLinesPerCycle, true, "ASSUMPTION"),
+      MXGEMM_FIELD(
+          cacheLineBytes, false,
+          "ROCm Compute Profiler, L2 cache (128 B lines on MI200/MI300)"),
+      MXGEMM_FIELD(l1Bytes, false, "gluon v8_sliceMN README 4.1 (32 KB TCP)"),
+      MXGEMM_FIELD(l1Ways, true, "ASSUMPTION"),
+      MXGEMM_FIELD(l2Ways, true, "ASSUMPTION"),
+      MXGEMM_FIELD(mallWays, true, "ASSUMPTION"),
+      MXGEMM_FIELD(
+          returnBytesPerCycle, false,
+          "derived from gluon v8_sliceMN README 4.3 (1 KB in 16 cycles)"),
+      MXGEMM_FIELD(l1FillBytesPerCycle, true, "ASSUMPTION"),
+      MXGEMM_FIELD(l1HitCycles, true, "ASSUMPTION"),
+      MXGEMM_FIELD(l2HitCycles, true, "ASSUMPTION"),
+      MXGEMM_FIELD(
+          l2Channels, false,
+          "ROCm Compute Profiler, L2 cache (16 channels per XCD on MI300)"),
+      MXGEMM_FIELD(l2ChannelBytesPerCycle, false,
+                   "ROCm Compute Profiler L2 speed-of-light peak (channels x "
+                   "128 B x sclk on MI300/MI350)"),
+      MXGEMM_FIELD(mallBytesPerSecond, true,
+                   "ASSUMPTION (MI300X published 17.2 TB/s; none for MI355X)"),
+      MXGEMM_FIELD(mallExtraNs, true, "ASSUMPTION"),
+      MXGEMM_FIELD(hbmExtraNs, false,
+                   "derived: pyhip mem_latency.md (500-800 cycles, 650 at 2.4 "
+                   "GHz) minus l2HitCycles"),
+      MXGEMM_FIELD(sustainedClockHz, false,
+                   "derived: docs/Simulator.md, The sustained clock"),
   };
   return fields;
+}
+
+void mxgemm::sim::printTimingTable(raw_ostream &os,
+                                   const target::TargetModel &target) {
+  os << "| figure | value | source |\n|---|---|---|\n";
+  for (const TimingField &f : timingFields())
+    os << "| `" << f.name << "` | " << format("%g", f.get(target.timing))
+       << " | " << f.source << " |\n";
+  os << "\nTarget table hash: `" << targetModelHash(target) << "`\n";
 }
 
 std::string mxgemm::sim::targetModelHash(const target::TargetModel &t) {

@@ -469,6 +469,16 @@ Expected<Prediction> mxgemm::sim::simulate(const emu::CodeObject &object,
         traffic.mallLines *= activeXcds;
         traffic.hbmLines *= activeXcds;
       }
+      if (std::getenv("MXGEMM_SIM_DEBUG"))
+        errs() << formatv("round {0}: load lines {1}, L1 hits {2}, L2 hits "
+                          "{3}, MALL hits {4}, HBM reads {5}, stores {6}; "
+                          "chip MALL/HBM lines {7}/{8}; CU0 L2/MALL/HBM "
+                          "lines {9}/{10}/{11}\n",
+                          r, traffic.loadLines, traffic.l1Hits, traffic.l2Hits,
+                          traffic.mallHits, traffic.hbmReads,
+                          traffic.storeLines, traffic.mallLines,
+                          traffic.hbmLines, traffic.cu0L2Lines,
+                          traffic.cu0MallLines, traffic.cu0HbmLines);
       if (timedRound) {
         data[wi].traffic[r] = traffic;
         totals.loadLines += traffic.loadLines;

@@ -72,7 +72,7 @@ struct Buffer {
 int main(int argc, char **argv) {
   std::string path, sidecar, kernelName, traceFile;
   int64_t m = 0;
-  bool json = false, haveGrid = false;
+  bool json = false, haveGrid = false, printTable = false;
   sim::SimOptions options;
   sim::Launch raw;
   std::map<std::string, Buffer> bufs;
@@ -93,7 +93,8 @@ int main(int argc, char **argv) {
                 "[--arg buf:NAME[+OFF]|i32:V|i64:V] [--lds B] [--flops F]\n"
                 "model: [--full] [--head N] [--tail N] [--xcd0-only] "
                 "[--exact-mfma] [--clock GHZ] [--set FIELD=VALUE] "
-                "[--sensitivity]\n";
+                "[--sensitivity]\n"
+                "       mxgemm-sim --print-timing-table [--set FIELD=VALUE]\n";
       return 0;
     }
     if (a == "--m")
@@ -139,13 +140,13 @@ int main(int argc, char **argv) {
       sets.push_back({name.str(), parseDouble(v)});
     } else if (a == "--sensitivity")
       options.sensitivity = true;
+    else if (a == "--print-timing-table")
+      printTable = true;
     else if (!a.starts_with("-") && path.empty())
       path = a.str();
     else
       die("unknown option '" + a + "'");
   }
-  if (path.empty())
-    die("missing code object (see --help)");
   target::TargetModel target = target::kGFX950;
   for (auto &[name, v] : sets) {
     bool found = false;
@@ -157,6 +158,12 @@ int main(int argc, char **argv) {
     if (!found)
       die("--set: no timing figure named '" + name + "'");
   }
+  if (printTable) {
+    sim::printTimingTable(outs(), target);
+    return 0;
+  }
+  if (path.empty())
+    die("missing code object (see --help)");
   auto co = emu::CodeObject::loadFile(path);
   if (!co)
     die(toString(co.takeError()));

@@ -94,6 +94,23 @@ def main():
                       f"{result['tflops']:8.1f} TF  limiter {result['limiter']}  "
                       f"({result.get('simulator_cpu_seconds', 0):.1f} s CPU)",
                       file=sys.stderr, flush=True)
+    if any("sensitivity" in r for *_, r in rows):
+        # How far each ASSUMPTION at 0.5x / 1.5x moves the predicted times.
+        fields = {}
+        for kind, family, m, r in rows:
+            for s in r.get("sensitivity", []):
+                f = fields.setdefault(s["field"], {"value": s["value"], "low": [], "high": []})
+                f["low"].append(s["percent_at_half"])
+                f["high"].append(s["percent_at_one_and_a_half"])
+        print("| assumption | value | x0.5: mean change | x0.5: largest | "
+              "x1.5: mean change | x1.5: largest |")
+        print("|---|---|---|---|---|---|")
+        for name, f in fields.items():
+            lo, hi = f["low"], f["high"]
+            print(f"| `{name}` | {f['value']:g} | {sum(lo) / len(lo):+.1f}% | "
+                  f"{max(lo, key=abs):+.1f}% | {sum(hi) / len(hi):+.1f}% | "
+                  f"{max(hi, key=abs):+.1f}% |")
+        print()
     print("| kind | family | M | predicted us (sustained) | TFLOPS | % of peak "
           "| MFMA util | limiter | us at 2.4 GHz | sim CPU s |")
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -193,10 +193,14 @@ std::string targetModelHash(const target::TargetModel &target);
 struct TimingField {
   const char *name;
   bool assumption;
+  const char *source; // the public source, or "ASSUMPTION"
   double (*get)(const target::TimingModel &);
   void (*set)(target::TimingModel &, double);
 };
 llvm::ArrayRef<TimingField> timingFields();
+/// The timing figures of `target` as a markdown table (field, value,
+/// source), as docs/Simulator.md shows it.
+void printTimingTable(llvm::raw_ostream &os, const target::TargetModel &target);
 
 } // namespace mxgemm::sim
 
