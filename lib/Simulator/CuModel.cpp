@@ -149,6 +149,7 @@ struct SimWave {
 
 struct Slot {
   const TimedWorkgroup *wg = nullptr;
+  double freeAt = 0;           // when the slot took this workgroup
   std::vector<unsigned> waves; // indices into CuModel::waves
   unsigned live = 0, atBarrier = 0;
   double doneAt = 0;
@@ -255,6 +256,7 @@ void CuModel::dispatch(unsigned slotIndex, double at) {
   const TimedWorkgroup &twg = in.workgroups[nextWg++];
   slot.wg = &twg;
   slot.busy = true;
+  slot.freeAt = at;
   double start = at + double(t.workgroupLaunchCycles);
   unsigned round = twg.round;
   if (roundEnd.size() <= round) {
@@ -488,6 +490,7 @@ void CuModel::finishWave(SimWave &w, double at) {
   if (--slot.live == 0) {
     unsigned round = slot.wg->round;
     roundEnd[round] = std::max(roundEnd[round], slot.doneAt);
+    result.spans.push_back({round, slot.freeAt, slot.doneAt});
     slot.busy = false;
     pendingDispatch.push_back(slot.doneAt);
   }

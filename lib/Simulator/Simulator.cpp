@@ -610,10 +610,22 @@ Expected<Prediction> mxgemm::sim::simulate(const emu::CodeObject &object,
       if (wi == 0) {
         out.headCycles = cycles;
         if (middle) {
-          // Steady state: the last head round.
-          size_t n = cu.roundEnd.size();
-          double steady =
-              n >= 2 ? double(cu.roundEnd[n - 1] - cu.roundEnd[n - 2]) : cycles;
+          // Steady state: how long a slot takes per workgroup after the
+          // cold first round (from its previous workgroup's end to this
+          // one's end), averaged over the slots and the later head rounds.
+          // With several slots per CU their workgroups end staggered, so
+          // the difference of two rounds' last ends would be noisy.
+          // Rounds inside the window only (a round at the window's end
+          // runs with fewer co-runners as the window drains).
+          unsigned lastInside = win.last >= 3 ? win.last - 1 : win.last;
+          double sum = 0;
+          unsigned n = 0;
+          for (const CuResult::WorkgroupSpan &sp : cu.spans)
+            if (sp.round >= 1 && sp.round < lastInside) {
+              sum += sp.end - sp.slotFree;
+              ++n;
+            }
+          double steady = n ? sum / n : cycles / double(win.last - win.first);
           out.steadyRoundCycles = steady;
           out.middleCycles = steady * middle;
           cuMfmaBusy += cu.roundMfmaBusy.back() * middle;

@@ -199,6 +199,13 @@ struct CuResult {
   /// first appearance).
   std::vector<uint64_t> roundEnd;
   std::vector<unsigned> roundIds;
+  /// Per workgroup: its round, when its slot became free for it (the
+  /// previous workgroup's end, or 0), and when it ended.
+  struct WorkgroupSpan {
+    unsigned round;
+    double slotFree, end;
+  };
+  std::vector<WorkgroupSpan> spans;
   /// Stall cycles per wave index within the workgroup, summed.
   std::vector<std::array<double, NumStallKinds>> stalls;
   /// MFMA pipe idle cycles (SIMD-cycles) attributed to a reason.

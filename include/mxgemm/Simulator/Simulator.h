@@ -49,9 +49,10 @@ struct Launch {
 
 struct SimOptions {
   /// Rounds of the simulated CU timed at the start (`headRounds`, at least
-  /// 2) and at the end (`tailRounds`); the rounds in between are
-  /// extrapolated from the last head round. `fullRounds` times every round.
-  unsigned headRounds = 2, tailRounds = 1;
+  /// 2) and at the end (`tailRounds`); the rounds in between take the mean
+  /// time a slot spends per workgroup in the head rounds after the first
+  /// and before the last. `fullRounds` times every round.
+  unsigned headRounds = 3, tailRounds = 1;
   bool fullRounds = false;
   /// Rounds traced before the tail window only to warm the caches.
   unsigned warmupRounds = 1;
