@@ -1,70 +1,62 @@
 # The AOT kernel library: compile every entry of a tuning database with
-# mxgemm-compile and generate the C++ dispatch table that embeds the code
-# objects (tuning/mxgemm_tuning.py does the work, see docs/Runtime.md).
+# mxgemm-compile (which reads and checks the database with the contract's
+# reader) and embed the database, the code objects and their kernel
+# descriptors into a C++ source (see docs/Runtime.md). The runtime reads the
+# embedded files with the same readers it uses for anything else.
 #
 # mxgemm_kernel_library(OUT_SOURCE <var> DB <file> [COMPILER <target>])
 #   Sets <var> to the generated .cpp (add it to the runtime library).
 #
-# Incremental rebuilds: the entry list is read at configure time (the
+# Incremental rebuilds: the entry names are read at configure time (the
 # database is a configure dependency, so adding or removing an entry
-# re-runs CMake); at build time one command checks the database and rewrites
-# only the per-entry JSON files whose content changed, one command per entry
-# compiles it, and Ninja's restat of custom commands keeps untouched entries
-# (and the table, when no code object changed) from being rebuilt.
-
-find_package(Python3 REQUIRED COMPONENTS Interpreter)
+# re-runs CMake); each entry is one compile command depending on the
+# database, and the embedding is rewritten only when a byte changed.
 
 function(mxgemm_kernel_library)
   cmake_parse_arguments(ARG "" "OUT_SOURCE;DB;COMPILER" "" ${ARGN})
   if(NOT ARG_COMPILER)
     set(ARG_COMPILER mxgemm-compile)
   endif()
-  set(tool ${PROJECT_SOURCE_DIR}/tuning/mxgemm_tuning.py)
   set(work ${CMAKE_CURRENT_BINARY_DIR}/kernels)
-  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-    ${ARG_DB} ${tool})
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${ARG_DB})
 
-  execute_process(
-    COMMAND ${Python3_EXECUTABLE} ${tool} list ${ARG_DB}
-    OUTPUT_VARIABLE names ERROR_VARIABLE err RESULT_VARIABLE rc
-    OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "tuning database check failed:\n${err}")
+  file(READ ${ARG_DB} db)
+  string(JSON count ERROR_VARIABLE err LENGTH "${db}" entries)
+  if(err)
+    message(FATAL_ERROR "tuning database ${ARG_DB}: ${err}")
   endif()
-  string(REPLACE "\n" ";" names "${names}")
+  set(files "tuning-database.json=${ARG_DB}")
+  set(outputs)
+  if(count GREATER 0)
+    math(EXPR last "${count} - 1")
+    foreach(i RANGE ${last})
+      string(JSON name ERROR_VARIABLE err GET "${db}" entries ${i} name)
+      if(err OR NOT name MATCHES "^[a-z][a-z0-9_]*$")
+        message(FATAL_ERROR "tuning database ${ARG_DB}: entry ${i} has no "
+                            "valid name (${err})")
+      endif()
+      set(hsaco ${work}/${name}.hsaco)
+      add_custom_command(
+        OUTPUT ${hsaco} ${hsaco}.json
+        COMMAND ${CMAKE_COMMAND} -E make_directory ${work}
+        COMMAND $<TARGET_FILE:${ARG_COMPILER}> --tuning-db ${ARG_DB}
+                --entry ${name} -o ${hsaco}
+        DEPENDS ${ARG_DB} ${ARG_COMPILER}
+        COMMENT "Compiling tuned kernel ${name}"
+        VERBATIM)
+      list(APPEND files "${name}.hsaco=${hsaco}" "${name}.hsaco.json=${hsaco}.json")
+      list(APPEND outputs ${hsaco} ${hsaco}.json)
+    endforeach()
+  endif()
 
-  set(entry_files)
-  foreach(name IN LISTS names)
-    list(APPEND entry_files ${work}/${name}.json)
-  endforeach()
-  add_custom_command(
-    OUTPUT ${entry_files}
-    COMMAND ${Python3_EXECUTABLE} ${tool} check ${ARG_DB} --out-dir ${work}
-    DEPENDS ${ARG_DB} ${tool}
-    COMMENT "Checking the tuning database ${ARG_DB}"
-    VERBATIM)
-
-  set(hsacos)
-  foreach(name IN LISTS names)
-    set(hsaco ${work}/${name}.hsaco)
-    add_custom_command(
-      OUTPUT ${hsaco} ${hsaco}.json
-      COMMAND ${Python3_EXECUTABLE} ${tool} compile ${work}/${name}.json
-              --db ${ARG_DB} --compiler $<TARGET_FILE:${ARG_COMPILER}>
-              -o ${hsaco}
-      DEPENDS ${work}/${name}.json ${ARG_COMPILER} ${tool}
-      COMMENT "Compiling tuned kernel ${name}"
-      VERBATIM)
-    list(APPEND hsacos ${hsaco})
-  endforeach()
-
-  set(table ${CMAKE_CURRENT_BINARY_DIR}/KernelTable.generated.cpp)
+  set(table ${CMAKE_CURRENT_BINARY_DIR}/EmbeddedFiles.generated.cpp)
   add_custom_command(
     OUTPUT ${table}
-    COMMAND ${Python3_EXECUTABLE} ${tool} table --out ${table}
-            --kernel-dir ${work} ${entry_files}
-    DEPENDS ${hsacos} ${entry_files} ${tool}
-    COMMENT "Generating the embedded kernel table"
+    COMMAND ${CMAKE_COMMAND} -DOUTPUT=${table}
+            -DNAMESPACE=mxgemm::runtime "-DFILES=${files}"
+            -P ${PROJECT_SOURCE_DIR}/cmake/MXGemmEmbedFiles.cmake
+    DEPENDS ${outputs} ${ARG_DB} ${PROJECT_SOURCE_DIR}/cmake/MXGemmEmbedFiles.cmake
+    COMMENT "Embedding the tuned kernel library"
     VERBATIM)
   set(${ARG_OUT_SOURCE} ${table} PARENT_SCOPE)
 endfunction()

@@ -1,5 +1,4 @@
-//===- InitAll.cpp - register everything mxgemm-opt knows
-//--------------------===//
+//===- InitAll.cpp - register everything mxgemm-opt knows -----------------===//
 //
 // Keeps the list of upstream dialects and passes in one place, mirrored by the
 // C API's registration function.
@@ -8,9 +7,11 @@
 
 #include "mxgemm/InitAll.h"
 
+#include "mxgemm/Conversion/Passes.h"
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Pipelines.h"
+#include "mxgemm/Target/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -31,7 +32,7 @@
 #include "mlir/Transforms/Passes.h"
 
 void mxgemm::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<mlir::mxgemm::MXGemmDialect, mlir::amdgpu::AMDGPUDialect,
+  registry.insert<mxgemm::MXGemmDialect, mlir::amdgpu::AMDGPUDialect,
                   mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect,
                   mlir::func::FuncDialect, mlir::gpu::GPUDialect,
                   mlir::LLVM::LLVMDialect, mlir::ROCDL::ROCDLDialect,
@@ -44,8 +45,10 @@ void mxgemm::registerAllDialects(mlir::DialectRegistry &registry) {
 }
 
 void mxgemm::registerAllPasses() {
-  mlir::mxgemm::registerMXGemmPasses();
-  mlir::mxgemm::registerMXGemmPipelines();
+  mxgemm::registerMXGemmPasses();
+  mxgemm::registerMXGemmConversionPasses();
+  mxgemm::registerMXGemmTargetPasses();
+  mxgemm::registerMXGemmPipelines();
   // Upstream passes the pipeline is built from, so each stage can be rerun
   // by hand from mxgemm-opt.
   mlir::registerTransformsPasses();

@@ -16,14 +16,37 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%mxgemm_src", config.mxgemm_src_root))
 config.substitutions.append(("%mxgemm_build_dir", config.mxgemm_obj_root))
-config.substitutions.append(("%shared", config.shared_dir))
+config.substitutions.append(("%mxgemm_data", os.path.join(config.mxgemm_src_root, "data")))
 config.substitutions.append(("%python", sys.executable))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# The mxgemm Python package of this checkout (python -m mxgemm.isa, ...).
+llvm_config.with_environment("PYTHONPATH", os.path.join(config.mxgemm_src_root,
+                                                        "python"),
+                             append_path=True)
 
 tool_dirs = [config.mxgemm_tools_dir, config.llvm_tools_dir]
 tools = ["mxgemm-opt", "mxgemm-compile", "mxgemm-emu", "mxgemm-sim", "FileCheck", "not", "count",
          "llvm-objdump", "llvm-mc", "ld.lld",
          "llvm-readelf"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# --mlir-pass-statistics prints pass statistics only from an MLIR built with
+# assertions or LLVM_FORCE_ENABLE_STATS; Debian's release libMLIR compiles
+# them out and prints an empty report. Ask the tool whether it prints the
+# statistics of an upstream pass.
+def _prints_pass_statistics():
+    import subprocess
+    opt = os.path.join(config.mxgemm_tools_dir, "mxgemm-opt")
+    try:
+        run = subprocess.run([opt, "--cse", "--mlir-pass-statistics",
+                              "-o", os.devnull], input="", text=True,
+                             capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return "num-cse'd" in run.stderr
+
+
+if _prints_pass_statistics():
+    config.available_features.add("pass-statistics")

@@ -31,9 +31,11 @@ extern "C" {
 /* A GEMM problem family Y[M,N] = X[M,K] . W[N,K]^T (M is a runtime
    argument). Empty strings take the defaults. */
 typedef struct MxgemmProblemSpec {
-  MlirStringRef name;    /* kernel symbol; default "mxgemm_n<N>_k<K>" */
-  int64_t n, k;          /* N > 0, K > 0 and a multiple of 32 */
-  MlirStringRef xFormat; /* "f8E4M3FN"/"e4m3" (default) or "f8E5M2"/"e5m2" */
+  /* Kernel symbol, an identifier ([A-Za-z_][A-Za-z0-9_$.]*); default
+     "mxgemm_n<N>_k<K>". */
+  MlirStringRef name;
+  int64_t n, k;          /* 1 <= N, K <= 2^24; K a multiple of 32 */
+  MlirStringRef xFormat; /* "e4m3" (default) or "e5m2" */
   MlirStringRef wFormat; /* same as xFormat */
   MlirStringRef wScale;  /* "block32x32" (default) or "per_row" */
   MlirStringRef outType; /* "bf16" (default) or "f32" */
@@ -107,9 +109,11 @@ MLIR_CAPI_EXPORTED void
 mxgemmCompileResultGetCodeObject(MxgemmCompileResult result, const void **data,
                                  size_t *size);
 
-/* The JSON sidecar of the kernel (kernel name, problem, config, argument
-   layout, grid mapping, resources read back from the code object), as
-   mxgemm-compile writes to <out>.hsaco.json without the "code_object" key.
+/* The kernel descriptor (JSON, format_version 2; docs/Runtime.md): kernel
+   name, problem, config with every field, MFMA, grid and tile mapping,
+   argument layout, layouts, resources read back from the code object, its
+   SHA-256 and the compiler versions; what mxgemm-compile writes to
+   <out>.hsaco.json, without the "code_object" file name.
    Empty for the stages before HSACO. NUL-terminated; valid until the result
    is destroyed. */
 MLIR_CAPI_EXPORTED MlirStringRef

@@ -1,10 +1,10 @@
 //===- Compiler.cpp - C API of the mxgemm kernel compiler -----------------===//
 //
 // A thin C layer over mxgemm/Compiler/KernelCompiler.h: the spec is checked
-// and turned into the same source mxgemm-compile builds, and every failure
-// is a diagnostic on the caller's context plus a null return, so that an
-// embedding compiler never sees an abort or a message on stderr it did not
-// ask for.
+// by the same validation mxgemm-compile uses and built with an OpBuilder,
+// and every failure is a diagnostic on the caller's context plus a null
+// return, so that an embedding compiler never sees an abort or a message on
+// stderr it did not ask for.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,13 +18,14 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Location.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "mlir/Parser/Parser.h"
 
 #include <optional>
 #include <string>
 
 using namespace mlir;
-namespace mx = mlir::mxgemm;
+namespace mx = mxgemm;
+namespace contract = ::mxgemm::contract;
 
 namespace {
 /// What an MxgemmCompileResult points to.
@@ -43,53 +44,34 @@ static std::string orDefault(MlirStringRef s, llvm::StringRef fallback) {
   return s.length ? unwrap(s).str() : fallback.str();
 }
 
-static std::optional<std::string> fp8TypeName(llvm::StringRef s) {
-  if (s == "e4m3" || s == "f8E4M3FN")
-    return std::string("f8E4M3FN");
-  if (s == "e5m2" || s == "f8E5M2")
-    return std::string("f8E5M2");
-  return std::nullopt;
-}
-
-/// Checks the fields a verifier cannot see (they shape the source text),
-/// reporting the first bad one through `error`.
+/// The C spec in C++ terms, validated once (mx::validateProblemSpec); the
+/// first problem is reported through `error`. The config text goes through
+/// the attribute parser of `ctx` (which reports its own diagnostics).
 static FailureOr<mx::ProblemSpec>
-toProblemSpec(const MxgemmProblemSpec &c,
+toProblemSpec(MLIRContext *ctx, const MxgemmProblemSpec &c,
               llvm::function_ref<void(const llvm::Twine &)> error) {
   mx::ProblemSpec spec;
-  if (c.n <= 0 || c.k <= 0) {
-    error("N and K must be positive, got N = " + llvm::Twine(c.n) +
-          ", K = " + llvm::Twine(c.k));
+  spec.name = orDefault(c.name, "");
+  auto x = contract::parseElementType(orDefault(c.xFormat, "e4m3"));
+  auto w = contract::parseElementType(orDefault(c.wFormat, "e4m3"));
+  auto s = contract::parseScaleGranularity(orDefault(c.wScale, "block32x32"));
+  auto o = contract::parseElementType(orDefault(c.outType, "bf16"));
+  if (!x || !w || !s || !o) {
+    error("xFormat and wFormat must be e4m3 or e5m2, wScale block32x32 or "
+          "per_row, outType bf16 or f32");
     return failure();
   }
-  if (c.k % 32 != 0) {
-    error("K must be a multiple of 32 (one E8M0 scale per 32 elements), got " +
-          llvm::Twine(c.k));
+  spec.problem = {c.n, c.k, *x, *w, *s, *o};
+  if (c.config.length) {
+    auto config = mx::parseConfigBody(ctx, unwrap(c.config));
+    if (failed(config))
+      return failure();
+    spec.config = *config;
+  }
+  if (auto e = mx::validateProblemSpec(spec, "gfx950")) {
+    error(*e);
     return failure();
   }
-  spec.n = c.n;
-  spec.k = c.k;
-  spec.name = orDefault(c.name, "mxgemm_n" + std::to_string(c.n) + "_k" +
-                                    std::to_string(c.k));
-  auto x = fp8TypeName(orDefault(c.xFormat, "f8E4M3FN"));
-  auto w = fp8TypeName(orDefault(c.wFormat, "f8E4M3FN"));
-  if (!x || !w) {
-    error("xFormat and wFormat must be f8E4M3FN (e4m3) or f8E5M2 (e5m2)");
-    return failure();
-  }
-  spec.xFormat = *x;
-  spec.wFormat = *w;
-  spec.wScale = orDefault(c.wScale, "block32x32");
-  if (spec.wScale != "block32x32" && spec.wScale != "per_row") {
-    error("wScale must be block32x32 or per_row, got '" + spec.wScale + "'");
-    return failure();
-  }
-  spec.outType = orDefault(c.outType, "bf16");
-  if (spec.outType != "bf16" && spec.outType != "f32") {
-    error("outType must be bf16 or f32, got '" + spec.outType + "'");
-    return failure();
-  }
-  spec.config = orDefault(c.config, "");
   return spec;
 }
 
@@ -116,10 +98,21 @@ MlirLogicalResult mxgemmProblemPrintSource(const MxgemmProblemSpec *spec,
                                            void *userData) {
   if (!spec)
     return mlirLogicalResultFailure();
-  auto cpp = toProblemSpec(*spec, [](const llvm::Twine &) {});
+  // A private context: printing must not leave diagnostics or dialects
+  // behind in the caller's.
+  DialectRegistry registry;
+  ::mxgemm::registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  ScopedDiagnosticHandler silence(&ctx, [](Diagnostic &) { return success(); });
+  auto cpp = toProblemSpec(&ctx, *spec, [](const llvm::Twine &) {});
   if (failed(cpp))
     return mlirLogicalResultFailure();
-  std::string source = mx::buildProblemSource(*cpp);
+  OwningOpRef<ModuleOp> module = mx::buildProblem(&ctx, *cpp);
+  if (!module)
+    return mlirLogicalResultFailure();
+  std::string source;
+  llvm::raw_string_ostream os(source);
+  module->print(os);
   callback(wrap(llvm::StringRef(source)), userData);
   return mlirLogicalResultSuccess();
 }
@@ -127,24 +120,25 @@ MlirLogicalResult mxgemmProblemPrintSource(const MxgemmProblemSpec *spec,
 MlirModule mxgemmProblemParse(MlirContext context, MlirStringRef source) {
   MLIRContext *ctx = unwrap(context);
   appendMXGemmRegistry(ctx);
-  OwningOpRef<ModuleOp> module = mx::parseProblem(ctx, unwrap(source));
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(unwrap(source), ctx);
   return wrap(module.release());
 }
 
 MlirModule mxgemmProblemBuild(MlirContext context,
                               const MxgemmProblemSpec *spec) {
   MLIRContext *ctx = unwrap(context);
+  appendMXGemmRegistry(ctx);
   Location loc = NameLoc::get(StringAttr::get(ctx, "mxgemm-problem"));
   if (!spec) {
     emitError(loc, "null MxgemmProblemSpec");
     return MlirModule{nullptr};
   }
   auto cpp = toProblemSpec(
-      *spec, [&](const llvm::Twine &message) { emitError(loc, message); });
+      ctx, *spec, [&](const llvm::Twine &message) { emitError(loc, message); });
   if (failed(cpp))
     return MlirModule{nullptr};
-  std::string source = mx::buildProblemSource(*cpp);
-  return mxgemmProblemParse(context, wrap(llvm::StringRef(source)));
+  return wrap(mx::buildProblem(ctx, *cpp).release());
 }
 
 //===----------------------------------------------------------------------===//
@@ -202,8 +196,7 @@ MxgemmCompileResult mxgemmCompile(MlirModule module,
   auto *storage = new CompileResultStorage;
   storage->output = std::move(result->output);
   if (cpp.stage == mx::EmitStage::HSACO)
-    storage->metadataJSON =
-        llvm::formatv("{0:2}", llvm::json::Value(std::move(result->sidecar)));
+    storage->metadataJSON = result->descriptor.toJson();
   return MxgemmCompileResult{storage};
 }
 

@@ -19,7 +19,7 @@
 #include "mlir/IR/MLIRContext.h"
 
 using namespace mlir;
-namespace mx = mlir::mxgemm;
+namespace mx = mxgemm;
 
 static void insertMXGemmRegistry(MlirDialectRegistry registry) {
   ::mxgemm::registerAllDialects(*unwrap(registry));

@@ -24,9 +24,9 @@ void mxgemmRegisterPasses() {
 
 void mxgemmAddToGFX950Pipeline(MlirOpPassManager passManager,
                                MlirStringRef chip, unsigned optLevel) {
-  mlir::mxgemm::MXGemmToGFX950Options options;
+  mxgemm::MXGemmToGFX950Options options;
   if (chip.length)
     options.chip = unwrap(chip).str();
   options.optLevel = optLevel;
-  mlir::mxgemm::buildMXGemmToGFX950Pipeline(*unwrap(passManager), options);
+  mxgemm::buildMXGemmToGFX950Pipeline(*unwrap(passManager), options);
 }

@@ -1,8 +1,9 @@
-//===- KernelCompiler.cpp - one problem in, one code object out
-//--------------===//
+//===- KernelCompiler.cpp - one problem in, one code object out -----------===//
 //
 // Every consumer (CLI, AOT build, C API, Python) goes through this file so a
-// kernel compiled any way is the same kernel with the same sidecar.
+// kernel compiled any way is the same kernel with the same descriptor. The
+// problem is built with an OpBuilder, never as text: a kernel name or a
+// config cannot inject IR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,107 +12,170 @@
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Pipelines.h"
+#include "mxgemm/Target/CodeObjectMetadata.h"
+#include "mxgemm/Target/Serialization.h"
+#include "mxgemm/Target/TargetModel.h"
 
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Parser/Parser.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/SHA256.h"
 
 using namespace mlir;
-using namespace mlir::mxgemm;
+using namespace mxgemm;
+namespace contract = ::mxgemm::contract;
 
-std::string mlir::mxgemm::getDefaultConfigText() {
-  return "tile_m = 128, tile_n = 128, tile_k = 128, waves_m = 2, waves_n = 2, "
-         "mfma = m32n32k64";
+StringRef mxgemm::getMXGemmVersion() { return MXGEMM_VERSION_STRING; }
+StringRef mxgemm::getLLVMVersion() { return LLVM_VERSION_STRING; }
+
+std::string mxgemm::getKernelName(const ProblemSpec &spec) {
+  if (!spec.name.empty())
+    return spec.name;
+  return "mxgemm_n" + std::to_string(spec.problem.n) + "_k" +
+         std::to_string(spec.problem.k);
 }
 
-std::string mlir::mxgemm::buildProblemSource(const ProblemSpec &spec) {
-  int64_t kb = spec.k / 32;
-  int64_t wsRows = spec.wScale == "per_row" ? spec.n : (spec.n + 31) / 32;
-  std::string config =
-      spec.config.empty() ? getDefaultConfigText() : spec.config;
-  return llvm::formatv(
-      R"(func.func @{0}(%x: memref<?x{2}x{3}>, %xs: memref<?x{5}xf8E8M0FNU>,
-    %w: memref<{1}x{2}x{4}>, %ws: memref<{6}x{5}xf8E8M0FNU>,
-    %y: memref<?x{1}x{7}>) {{
-  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
-      {{config = #mxgemm.config<{8}>, w_scale = #mxgemm.w_scale<{9}>}
-      : memref<?x{2}x{3}>, memref<?x{5}xf8E8M0FNU>, memref<{1}x{2}x{4}>,
-        memref<{6}x{5}xf8E8M0FNU> into memref<?x{1}x{7}>
-  return
-}
-)",
-      spec.name, spec.n, spec.k, spec.xFormat, spec.wFormat, kb, wsRows,
-      spec.outType, config, spec.wScale);
+/// A symbol the assembler and every tool take as one name.
+static bool isIdentifier(StringRef name) {
+  if (name.empty() || name.size() > 256 ||
+      !(llvm::isAlpha(name[0]) || name[0] == '_'))
+    return false;
+  return llvm::all_of(name, [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.';
+  });
 }
 
-OwningOpRef<ModuleOp> mlir::mxgemm::parseProblem(MLIRContext *ctx,
-                                                 llvm::StringRef source) {
-  return parseSourceString<ModuleOp>(source, ctx);
+contract::ErrorMessage mxgemm::validateProblemSpec(const ProblemSpec &spec,
+                                                   StringRef chip) {
+  if (!spec.name.empty() && !isIdentifier(spec.name))
+    return "the kernel name must be an identifier ([A-Za-z_][A-Za-z0-9_$.]*, "
+           "at most 256 characters), got '" +
+           spec.name + "'";
+  const ::mxgemm::target::TargetModel *target =
+      ::mxgemm::target::findTargetModel(chip);
+  if (!target)
+    return "unsupported chip '" + chip.str() + "' (only gfx950 is supported)";
+  if (auto error = contract::validateProblem(spec.problem))
+    return error;
+  if (auto error = contract::verifyConfig(spec.config, *target))
+    return error;
+  return contract::verifyProblemConfig(spec.problem, spec.config);
 }
 
-/// Sidecar description of one kernel of the lowered module (the function
-/// is an llvm.func by now; mxgemm-tile's attributes survive the lowering).
-static llvm::json::Object describeKernel(Operation *kernel) {
-  auto config = kernel->getAttrOfType<ConfigAttr>(kConfigAttrName);
-  auto problem = kernel->getAttrOfType<DictionaryAttr>(kProblemAttrName);
-  llvm::json::Object problemJson;
-  for (NamedAttribute attr : problem) {
-    if (auto i = dyn_cast<IntegerAttr>(attr.getValue()))
-      problemJson[attr.getName().str()] = i.getInt();
-    else if (auto s = dyn_cast<StringAttr>(attr.getValue()))
-      problemJson[attr.getName().str()] = s.str();
+OwningOpRef<ModuleOp> mxgemm::buildProblem(MLIRContext *ctx,
+                                           const ProblemSpec &spec,
+                                           StringRef chip) {
+  Location loc = NameLoc::get(StringAttr::get(ctx, "mxgemm-problem"));
+  if (auto error = validateProblemSpec(spec, chip)) {
+    emitError(loc) << *error;
+    return {};
   }
-  int64_t n = cast<IntegerAttr>(problem.get("n")).getInt();
-  llvm::json::Array args;
-  const char *names[] = {"X", "Xs", "W", "Ws", "Y"};
-  for (int i = 0; i < 5; ++i)
-    args.push_back(llvm::json::Object{{"name", names[i]},
-                                      {"kind", "global_pointer"},
-                                      {"offset", 8 * i},
-                                      {"size", 8}});
-  args.push_back(llvm::json::Object{
-      {"name", "M"}, {"kind", "i32"}, {"offset", 40}, {"size", 4}});
-  std::string configText;
-  llvm::raw_string_ostream os(configText);
-  os << Attribute(config);
-  return llvm::json::Object{
-      {"kernel", SymbolTable::getSymbolName(kernel).str()},
-      {"problem", std::move(problemJson)},
-      {"config", configText},
-      {"arguments", std::move(args)},
-      {"grid", llvm::json::Object{{"workgroup_size", config.getWorkgroupSize()},
-                                  {"program_tile_m", config.getProgramTileM()},
-                                  {"tile_n", config.getTileN()},
-                                  {"num_tiles_n", n / config.getTileN()},
-                                  {"grid_x",
-                                   "ceil(M / program_tile_m) * num_tiles_n"}}},
-      {"config_lds_bytes", config.getLdsBytes()}};
+  ctx->getOrLoadDialect<MXGemmDialect>();
+  ctx->getOrLoadDialect<func::FuncDialect>();
+  ctx->getOrLoadDialect<memref::MemRefDialect>();
+  const contract::GemmProblem &p = spec.problem;
+  Type scale = Float8E8M0FNUType::get(ctx);
+  const int64_t dyn = ShapedType::kDynamic;
+  Type x = MemRefType::get({dyn, p.k}, getElementType(ctx, p.xType));
+  Type xs = MemRefType::get({dyn, p.scaleColumns()}, scale);
+  Type w = MemRefType::get({p.n, p.k}, getElementType(ctx, p.wType));
+  Type ws = MemRefType::get({p.weightScaleRows(), p.scaleColumns()}, scale);
+  Type y = MemRefType::get({dyn, p.n}, getElementType(ctx, p.outType));
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  OpBuilder b = OpBuilder::atBlockEnd(module->getBody());
+  auto func = func::FuncOp::create(b, loc, getKernelName(spec),
+                                   b.getFunctionType({x, xs, w, ws, y}, {}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  ScaledMatmulOp::create(
+      b, loc, body->getArgument(0), body->getArgument(1), body->getArgument(2),
+      body->getArgument(3), body->getArgument(4),
+      ConfigAttr::get(ctx, spec.config),
+      WeightScaleGranularityAttr::get(ctx, fromContract(p.wScale)));
+  func::ReturnOp::create(b, loc);
+  if (failed(verify(*module)))
+    return {};
+  return module;
 }
 
-static void addResources(llvm::json::Object &sidecar,
-                         const ::mxgemm::KernelResources &r,
-                         const std::string &target) {
-  sidecar["target"] = target;
-  sidecar["lds_bytes"] = r.groupSegmentFixedSize;
-  sidecar["resources"] =
-      llvm::json::Object{{"vgpr_count", r.vgprCount},
-                         {"agpr_count", r.agprCount},
-                         {"sgpr_count", r.sgprCount},
-                         {"vgpr_spill_count", r.vgprSpillCount},
-                         {"sgpr_spill_count", r.sgprSpillCount},
-                         {"scratch_bytes", r.privateSegmentFixedSize},
-                         {"group_segment_bytes", r.groupSegmentFixedSize},
-                         {"kernarg_segment_bytes", r.kernargSegmentSize},
-                         {"max_flat_workgroup_size", r.maxFlatWorkgroupSize},
-                         {"wavefront_size", r.wavefrontSize}};
+FailureOr<contract::KernelConfig> mxgemm::parseConfigBody(MLIRContext *ctx,
+                                                          StringRef body) {
+  ctx->getOrLoadDialect<MXGemmDialect>();
+  std::string text = ("#mxgemm.config<" + body + ">").str();
+  size_t consumed = 0;
+  Attribute attr = parseAttribute(text, ctx, Type(), &consumed);
+  if (!attr)
+    return failure();
+  auto config = dyn_cast<ConfigAttr>(attr);
+  if (!config || consumed != text.size()) {
+    emitError(UnknownLoc::get(ctx))
+        << "--config must be the fields of one #mxgemm.config, got '" << body
+        << "'";
+    return failure();
+  }
+  return config.getKernelConfig();
 }
 
-FailureOr<CompileResult>
-mlir::mxgemm::compileProblem(ModuleOp module, const CompileOptions &options) {
+/// What the descriptor needs of the one problem of a module, taken before
+/// the pipeline erases the problem op.
+struct ProblemOfModule {
+  std::string kernel;
+  contract::GemmProblem problem;
+  contract::KernelConfig config;
+};
+
+static FailureOr<ProblemOfModule> findProblem(ModuleOp module) {
+  SmallVector<ScaledMatmulOp> ops;
+  module.walk([&](ScaledMatmulOp op) { ops.push_back(op); });
+  if (ops.empty())
+    return module.emitError("no mxgemm.scaled_matmul to compile");
+  if (ops.size() != 1)
+    return module.emitError("expected exactly one mxgemm.scaled_matmul, got ")
+           << ops.size();
+  ScaledMatmulOp op = ops.front();
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func)
+    return op.emitOpError("must be inside a func.func");
+  return ProblemOfModule{func.getName().str(), op.getProblem(),
+                         op.getConfig().getKernelConfig()};
+}
+
+static void fillResources(contract::KernelResources &r,
+                          const ::mxgemm::KernelResources &k) {
+  r.vgprCount = k.vgprCount;
+  r.agprCount = k.agprCount;
+  r.sgprCount = k.sgprCount;
+  r.vgprSpillCount = k.vgprSpillCount;
+  r.sgprSpillCount = k.sgprSpillCount;
+  r.ldsBytes = k.groupSegmentFixedSize;
+  r.scratchBytes = k.privateSegmentFixedSize;
+  r.kernargSegmentBytes = k.kernargSegmentSize;
+  r.maxFlatWorkgroupSize = k.maxFlatWorkgroupSize;
+  r.wavefrontSize = k.wavefrontSize;
+}
+
+FailureOr<CompileResult> mxgemm::compileProblem(ModuleOp module,
+                                                const CompileOptions &options) {
   MLIRContext *ctx = module.getContext();
+  const ::mxgemm::target::TargetModel *target =
+      ::mxgemm::target::findTargetModel(options.chip);
+  if (!target)
+    return module.emitError("unsupported chip '")
+           << options.chip << "' (only gfx950 is supported)";
+  FailureOr<ProblemOfModule> problem = failure();
+  if (options.stage != EmitStage::MLIR) {
+    problem = findProblem(module);
+    if (failed(problem))
+      return failure();
+  }
   PassManager pm(ctx);
   if (options.printIRAfterAll) {
     ctx->disableMultithreading();
@@ -135,16 +199,9 @@ mlir::mxgemm::compileProblem(ModuleOp module, const CompileOptions &options) {
     return result;
   }
   auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
-  if (!kernels)
-    return module.emitError("no mxgemm.scaled_matmul to compile");
-  SmallVector<Operation *> funcs;
-  for (Operation &op : kernels.getBody()->getOperations())
-    if (op.hasAttr(kConfigAttrName))
-      funcs.push_back(&op);
-  if (funcs.size() != 1)
-    return module.emitError("expected exactly one kernel, got ")
-           << funcs.size();
-  llvm::json::Object sidecar = describeKernel(funcs.front());
+  if (!kernels || !kernels.lookupSymbol(problem->kernel))
+    return module.emitError("the pipeline produced no kernel named ")
+           << problem->kernel;
 
   SerializeOptions serialize;
   serialize.chip = options.chip;
@@ -169,17 +226,26 @@ mlir::mxgemm::compileProblem(ModuleOp module, const CompileOptions &options) {
   auto hsaco = linkCodeObject(*code);
   if (!hsaco)
     return module.emitError(llvm::toString(hsaco.takeError()));
-  auto info = ::mxgemm::readCodeObjectInfo(*hsaco);
+  auto info = ::mxgemm::target::readCodeObjectMetadata(*hsaco);
   if (!info)
     return module.emitError("cannot read back the code object metadata: ")
            << llvm::toString(info.takeError());
-  std::string name = SymbolTable::getSymbolName(funcs.front()).str();
-  auto it = llvm::find_if(info->kernels,
-                          [&](const auto &k) { return k.name == name; });
+  auto it = llvm::find_if(
+      info->kernels, [&](const auto &k) { return k.name == problem->kernel; });
   if (it == info->kernels.end())
-    return module.emitError("code object has no metadata for kernel ") << name;
-  addResources(sidecar, *it, info->target);
+    return module.emitError("code object has no metadata for kernel ")
+           << problem->kernel;
+
+  contract::KernelDescriptor &d = result.descriptor;
+  d = contract::KernelDescriptor::describe(problem->kernel, problem->problem,
+                                           problem->config, *target);
+  d.target = info->target;
+  fillResources(d.resources, *it);
+  d.codeObjectSha256 =
+      llvm::toHex(llvm::SHA256::hash(llvm::arrayRefFromStringRef(*hsaco)),
+                  /*LowerCase=*/true);
+  d.mxgemmVersion = getMXGemmVersion().str();
+  d.llvmVersion = getLLVMVersion().str();
   result.output = std::move(*hsaco);
-  result.sidecar = std::move(sidecar);
   return result;
 }

@@ -1,15 +1,15 @@
-//===- DeviceMemory.cpp - emulator-owned device allocations
-//----------------===//
+//===- DeviceMemory.cpp - emulator-owned device allocations ---------------===//
 //
 // Allocations live at synthetic device addresses separated by unmapped guard
 // gaps, so an access that runs off the end of one buffer cannot land in the
-// next one and is reported instead. Allocation and free take a lock;
-// translation during a launch only reads the map.
+// next one and is reported instead. Externally synchronised (see the
+// header): allocate/free change the map, everything else only reads it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Emulator/DeviceMemory.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -21,23 +21,30 @@ DeviceMemory::~DeviceMemory() {
 }
 
 uint64_t DeviceMemory::allocate(size_t bytes) {
-  std::lock_guard<std::mutex> lock(Mutex);
-  size_t rounded = (bytes + 255) & ~size_t(255);
-  if (rounded == 0)
-    rounded = 256;
-  if (rounded < bytes) // overflow
+  // Host bytes rounded to 256, device address space to 4 KiB plus a guard
+  // gap; every step is checked so that a huge request fails instead of
+  // wrapping into a small one.
+  size_t rounded;
+  if (__builtin_add_overflow(bytes, size_t(255), &rounded))
+    return 0;
+  rounded = std::max(rounded & ~size_t(255), size_t(256));
+  uint64_t span, next;
+  if (__builtin_add_overflow(uint64_t(rounded), uint64_t(4095), &span))
+    return 0;
+  span &= ~uint64_t(4095);
+  if (__builtin_add_overflow(span, GuardBytes, &span) ||
+      __builtin_add_overflow(Next, span, &next))
     return 0;
   auto *host = static_cast<uint8_t *>(std::calloc(rounded, 1));
   if (!host)
     return 0;
   uint64_t address = Next;
-  Next += ((rounded + 4095) & ~uint64_t(4095)) + GuardBytes;
+  Next = next;
   Blocks[address] = Block{bytes, host};
   return address;
 }
 
 bool DeviceMemory::free(uint64_t address) {
-  std::lock_guard<std::mutex> lock(Mutex);
   auto it = Blocks.find(address);
   if (it == Blocks.end())
     return false;
@@ -92,7 +99,4 @@ bool DeviceMemory::copyFromDevice(void *dst, uint64_t address,
   return true;
 }
 
-size_t DeviceMemory::numAllocations() const {
-  std::lock_guard<std::mutex> lock(Mutex);
-  return Blocks.size();
-}
+size_t DeviceMemory::numAllocations() const { return Blocks.size(); }

@@ -1,5 +1,4 @@
-//===- Executor.cpp - launch, wave scheduling and checkers
-//-----------------===//
+//===- Executor.cpp - launch, wave scheduling and checkers ----------------===//
 //
 // Runs a kernel: builds the hardware's initial wave state from the kernel
 // descriptor (user SGPRs in descriptor order, workgroup ids, packed workitem
@@ -14,7 +13,9 @@
 
 #include "EmulatorImpl.h"
 #include "mxgemm/Emulator/Emulator.h"
+#include "mxgemm/Target/TargetModel.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -23,11 +24,21 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <system_error>
 #include <thread>
 
 using namespace llvm;
 using namespace mxgemm::emu;
+
+namespace {
+const mxgemm::target::TargetModel &gfx950 = mxgemm::target::kGFX950;
+static_assert(WaveSize == mxgemm::target::kGFX950.waveSize,
+              "the wave state is sized for the target's wave");
+} // namespace
+
+char LaunchConfigError::ID = 0;
 
 StringRef mxgemm::emu::findingKindName(Finding::Kind kind) {
   switch (kind) {
@@ -517,10 +528,16 @@ void fillHiddenArgs(const KernelInfo &k, std::vector<uint8_t> &kernargs,
       continue;
     uint64_t value = 0;
     StringRef kind = a.valueKind;
-    if (kind.consume_front("hidden_block_count_"))
-      value = c.grid[kind[0] - 'x'];
-    else if (kind.consume_front("hidden_group_size_"))
-      value = wg[kind[0] - 'x'];
+    // The dimension suffix comes from the note: only x, y and z index.
+    auto dim = [](StringRef suffix) -> int {
+      return suffix.size() == 1 && suffix[0] >= 'x' && suffix[0] <= 'z'
+                 ? suffix[0] - 'x'
+                 : -1;
+    };
+    if (kind.consume_front("hidden_block_count_") && dim(kind) >= 0)
+      value = c.grid[dim(kind)];
+    else if (kind.consume_front("hidden_group_size_") && dim(kind) >= 0)
+      value = wg[dim(kind)];
     else if (kind == "hidden_grid_dims")
       value = c.grid[2] > 1 ? 3 : c.grid[1] > 1 ? 2 : 1;
     std::memcpy(kernargs.data() + a.offset, &value,
@@ -530,51 +547,164 @@ void fillHiddenArgs(const KernelInfo &k, std::vector<uint8_t> &kernargs,
 
 } // namespace
 
+void mxgemm::emu::resolveWorkgroupSize(const KernelInfo &kernel,
+                                       const LaunchConfig &config,
+                                       uint32_t size[3]) {
+  for (unsigned i = 0; i < 3; ++i) {
+    size[i] = config.workgroup[i];
+    if (!size[i])
+      size[i] = kernel.reqdWorkgroupSize[i];
+  }
+  if (!size[0]) {
+    size[0] = kernel.maxFlatWorkgroupSize ? kernel.maxFlatWorkgroupSize : 256;
+    size[1] = size[2] = 1;
+  }
+  for (unsigned i = 0; i < 3; ++i)
+    if (!size[i])
+      size[i] = 1;
+}
+
+uint32_t mxgemm::emu::kernargSegmentBytes(const KernelInfo &kernel) {
+  // Without a note, KernelInfo::kernargSegmentSize is the descriptor's.
+  return kernel.kernargSegmentSize;
+}
+
+namespace {
+Error reject(LaunchProblem problem, const Twine &message) {
+  return make_error<LaunchConfigError>(problem, message.str());
+}
+
+/// Workgroups in the grid, or nothing if the count does not fit 64 bits.
+std::optional<uint64_t> workgroupCount(const uint32_t grid[3]) {
+  uint64_t count = grid[0];
+  for (unsigned i = 1; i < 3; ++i)
+    if (__builtin_mul_overflow(count, uint64_t(grid[i]), &count))
+      return std::nullopt;
+  return count;
+}
+} // namespace
+
+Error mxgemm::emu::checkLaunchShape(const KernelInfo &kernel,
+                                    const LaunchConfig &config) {
+  uint32_t wg[3];
+  resolveWorkgroupSize(kernel, config, wg);
+  const std::string name = "kernel '" + kernel.name + "': ";
+  uint64_t threads = 1;
+  for (unsigned i = 0; i < 3; ++i)
+    if (__builtin_mul_overflow(threads, uint64_t(wg[i]), &threads))
+      threads = UINT64_MAX;
+  const uint64_t maxThreads = gfx950.maxWavesPerWorkgroup * gfx950.waveSize;
+  if (threads > maxThreads)
+    return reject(LaunchProblem::Configuration,
+                  name + "workgroup of " + Twine(threads) +
+                      " work-items exceeds " + Twine(maxThreads));
+  if (kernel.maxFlatWorkgroupSize && threads > kernel.maxFlatWorkgroupSize)
+    return reject(LaunchProblem::Configuration,
+                  name + "workgroup of " + Twine(threads) +
+                      " work-items exceeds its .max_flat_workgroup_size " +
+                      Twine(kernel.maxFlatWorkgroupSize));
+  const uint32_t *reqd = kernel.reqdWorkgroupSize;
+  if (reqd[0] && (wg[0] != reqd[0] || wg[1] != reqd[1] || wg[2] != reqd[2]))
+    return reject(LaunchProblem::Configuration,
+                  name + "workgroup " + Twine(wg[0]) + "x" + Twine(wg[1]) +
+                      "x" + Twine(wg[2]) + " is not its .reqd_workgroup_size " +
+                      Twine(reqd[0]) + "x" + Twine(reqd[1]) + "x" +
+                      Twine(reqd[2]));
+  for (unsigned i = 0; i < 3; ++i) {
+    if (!config.grid[i])
+      return reject(LaunchProblem::Configuration, name + "empty grid");
+    // The AQL packet holds the grid in work-items, 32 bits per dimension.
+    uint64_t items = uint64_t(config.grid[i]) * wg[i]; // < 2^64
+    if (items > UINT32_MAX)
+      return reject(LaunchProblem::Configuration,
+                    name + "grid of " + Twine(items) +
+                        " work-items in dimension " + Twine("xyz"[i]) +
+                        " exceeds 2^32 - 1");
+  }
+  std::optional<uint64_t> numWorkgroups = workgroupCount(config.grid);
+  if (!numWorkgroups)
+    return reject(LaunchProblem::Configuration,
+                  name + "the grid's workgroup count overflows 64 bits");
+  uint64_t ldsBytes = uint64_t(kernel.descriptor.groupSegmentFixedSize) +
+                      config.dynamicLdsBytes; // two 32-bit values
+  if (ldsBytes > uint64_t(gfx950.maxLdsBytesPerWorkgroup))
+    return reject(LaunchProblem::Resources,
+                  name + "LDS request of " + Twine(ldsBytes) +
+                      " bytes exceeds gfx950's " +
+                      Twine(gfx950.maxLdsBytesPerWorkgroup));
+  for (uint64_t id : config.workgroupsToRun)
+    if (id >= *numWorkgroups)
+      return reject(LaunchProblem::Argument,
+                    name + "workgroup " + Twine(id) + " is outside the grid");
+  return Error::success();
+}
+
+Error mxgemm::emu::checkLaunchArguments(const KernelInfo &kernel,
+                                        const LaunchConfig &config,
+                                        const DeviceMemory &memory) {
+  const std::string name = "kernel '" + kernel.name + "': ";
+  uint32_t segment = kernargSegmentBytes(kernel);
+  if (config.kernargs.size() > segment)
+    return reject(
+        LaunchProblem::Argument,
+        name + "kernarg buffer of " + Twine(uint64_t(config.kernargs.size())) +
+            " bytes exceeds its " + Twine(segment) + "-byte kernarg segment");
+  for (size_t i = 0; i < kernel.args.size(); ++i) {
+    const KernelArgInfo &arg = kernel.args[i];
+    if (arg.isHidden())
+      continue;
+    std::string what = "argument " + std::to_string(i) +
+                       (arg.name.empty() ? "" : " ('" + arg.name + "')");
+    // offset + size <= segment was checked when the note was read.
+    if (uint64_t(arg.offset) + arg.size > config.kernargs.size())
+      return reject(LaunchProblem::Argument,
+                    name + "kernarg buffer of " +
+                        Twine(uint64_t(config.kernargs.size())) +
+                        " bytes does not cover " + what + " (bytes " +
+                        Twine(arg.offset) + ".." +
+                        Twine(uint64_t(arg.offset) + arg.size) + ")");
+    if (!arg.isGlobalBuffer() || arg.size != 8)
+      continue;
+    uint64_t pointer;
+    std::memcpy(&pointer, config.kernargs.data() + arg.offset, 8);
+    uint64_t base, size;
+    uint8_t *host;
+    // Null is a legal "no buffer"; any use of it is an out-of-bounds
+    // finding. Everything else must be device memory.
+    if (pointer && !memory.lookup(pointer, base, size, host))
+      return reject(LaunchProblem::Argument,
+                    name + what + " = 0x" + utohexstr(pointer) +
+                        " is not inside a device allocation");
+  }
+  return Error::success();
+}
+
+Error mxgemm::emu::checkLaunchConfig(const KernelInfo &kernel,
+                                     const LaunchConfig &config,
+                                     const DeviceMemory &memory) {
+  if (Error e = checkLaunchShape(kernel, config))
+    return e;
+  return checkLaunchArguments(kernel, config, memory);
+}
+
 Expected<LaunchResult> mxgemm::emu::launch(const CodeObject &object,
                                            const KernelInfo &kernel,
                                            const LaunchConfig &config,
                                            DeviceMemory &memory) {
   auto start = std::chrono::steady_clock::now();
+  if (Error e = checkLaunchConfig(kernel, config, memory))
+    return e;
   DispatchInfo d;
-  for (unsigned i = 0; i < 3; ++i) {
-    d.wgSize[i] = config.workgroup[i];
-    if (!d.wgSize[i])
-      d.wgSize[i] = kernel.reqdWorkgroupSize[i];
-  }
-  if (!d.wgSize[0]) {
-    d.wgSize[0] =
-        kernel.maxFlatWorkgroupSize ? kernel.maxFlatWorkgroupSize : 256;
-    d.wgSize[1] = d.wgSize[2] = 1;
-  }
-  for (unsigned i = 0; i < 3; ++i)
-    if (!d.wgSize[i])
-      d.wgSize[i] = 1;
-  uint64_t threads = uint64_t(d.wgSize[0]) * d.wgSize[1] * d.wgSize[2];
-  if (threads > 1024)
-    return createStringError(inconvertibleErrorCode(),
-                             "workgroup of " + Twine(threads) +
-                                 " work-items exceeds 1024");
-  if (!config.grid[0] || !config.grid[1] || !config.grid[2])
-    return createStringError(inconvertibleErrorCode(), "empty grid");
-  uint64_t ldsBytes = uint64_t(kernel.descriptor.groupSegmentFixedSize) +
-                      config.dynamicLdsBytes;
-  if (ldsBytes > 163840)
-    return createStringError(inconvertibleErrorCode(),
-                             "LDS request of " + Twine(ldsBytes) +
-                                 " bytes exceeds gfx950's 163840");
-  uint64_t numWorkgroups =
-      uint64_t(config.grid[0]) * config.grid[1] * config.grid[2];
-  std::vector<uint64_t> ids = config.workgroupsToRun;
-  if (ids.empty()) {
-    ids.resize(numWorkgroups);
-    for (uint64_t i = 0; i < numWorkgroups; ++i)
-      ids[i] = i;
-  }
-  for (uint64_t id : ids)
-    if (id >= numWorkgroups)
-      return createStringError(inconvertibleErrorCode(),
-                               "workgroup " + Twine(id) +
-                                   " is outside the grid");
+  resolveWorkgroupSize(kernel, config, d.wgSize);
+  const uint64_t threads = uint64_t(d.wgSize[0]) * d.wgSize[1] * d.wgSize[2];
+  const uint64_t ldsBytes = uint64_t(kernel.descriptor.groupSegmentFixedSize) +
+                            config.dynamicLdsBytes;
+  const uint64_t numWorkgroups = *workgroupCount(config.grid);
+  // Without a list every workgroup runs; the ids are not materialised, so
+  // a grid of billions of workgroups costs no memory up front.
+  const std::vector<uint64_t> &list = config.workgroupsToRun;
+  const uint64_t numToRun = list.empty() ? numWorkgroups : list.size();
+  auto workgroupAt = [&](uint64_t i) { return list.empty() ? i : list[i]; };
 
   // Kernarg segment (explicit bytes, then hidden arguments) and the AQL
   // dispatch packet, both in device memory like on hardware.
@@ -585,9 +715,12 @@ Expected<LaunchResult> mxgemm::emu::launch(const CodeObject &object,
   fillHiddenArgs(kernel, kernargs, config.kernargs.size(), config, d.wgSize);
   d.kernargAddress = memory.allocate(std::max<size_t>(segment, 64));
   d.dispatchPacket = memory.allocate(64);
-  if (!d.kernargAddress || !d.dispatchPacket)
+  if (!d.kernargAddress || !d.dispatchPacket) {
+    memory.free(d.kernargAddress);
+    memory.free(d.dispatchPacket);
     return createStringError(inconvertibleErrorCode(),
                              "out of host memory for the kernarg segment");
+  }
   memory.copyToDevice(d.kernargAddress, kernargs.data(), kernargs.size());
   {
     uint8_t packet[64] = {};
@@ -607,9 +740,10 @@ Expected<LaunchResult> mxgemm::emu::launch(const CodeObject &object,
 
   unsigned numThreads =
       config.threads ? config.threads : std::thread::hardware_concurrency();
-  numThreads = std::max(1u, std::min<unsigned>(numThreads, ids.size()));
+  numThreads = unsigned(std::max<uint64_t>(
+      1, std::min<uint64_t>({numThreads, numToRun, kMaxLaunchThreads})));
   unsigned numWaves = unsigned((threads + WaveSize - 1) / WaveSize);
-  std::atomic<size_t> next{0};
+  std::atomic<uint64_t> next{0};
   std::atomic<bool> failed{false};
   std::vector<ExecContext> contexts(numThreads);
   auto worker = [&](unsigned t) {
@@ -629,17 +763,24 @@ Expected<LaunchResult> mxgemm::emu::launch(const CodeObject &object,
       ctx.waves.push_back(waves.back().get());
     }
     while (!failed) {
-      size_t i = next++;
-      if (i >= ids.size())
+      uint64_t i = next++;
+      if (i >= numToRun)
         break;
-      if (!runWorkgroup(ctx, ids[i], config.grid, d, kernargs,
+      if (!runWorkgroup(ctx, workgroupAt(i), config.grid, d, kernargs,
                         unsigned(ldsBytes)))
         failed = true;
     }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < numThreads; ++t)
-    pool.emplace_back(worker, t);
+  for (unsigned t = 1; t < numThreads; ++t) {
+    // Out of threads is not an error: the workers share one queue, so the
+    // ones that did start (at least this thread) run every workgroup.
+    try {
+      pool.emplace_back(worker, t);
+    } catch (const std::system_error &) {
+      break;
+    }
+  }
   worker(0);
   for (std::thread &th : pool)
     th.join();

@@ -3,7 +3,7 @@
 //
 // v_mfma_scale_f32_{32x32x64,16x16x128}_f8f6f4 and their unscaled forms for
 // FP8 operands (E4M3/E5M2 via cbsz/blgp). The register layouts are exactly
-// those of DESIGN.md section 9: the handler first gathers the A rows, B
+// those of docs/Design.md section 9: the handler first gathers the A rows, B
 // columns and per-32-block scale bytes into dense K-ordered arrays, then
 // computes the whole tile with numerics::mxMfmaTile (bit-identical to the
 // per-element numerics::mxStepAccumulate the CPU reference uses), so a

@@ -4,15 +4,33 @@
 // the emulator's DeviceMemory, CodeObject and launch(), so that the runtime
 // shim, which dlopens HIP, runs unchanged on the CPU. Handles are validated
 // against live-object sets (a stale or forged handle is an error code, never
-// a crash); one process-wide mutex serialises the calls, and launches run to
-// completion before returning (streams are bookkeeping only).
+// a crash), launches are checked against the kernel's metadata and the
+// allocations before they run, and launches run to completion before
+// returning (streams are bookkeeping only).
+//
+// Lock discipline. There is one lock, FacadeState::mutex, and it guards
+// everything the facade owns: the module, function and stream sets and the
+// DeviceMemory with the bytes of every allocation. Every entry point that
+// touches any of them holds the mutex from its first access to its last,
+// including hipMalloc and hipFree (they change the allocation map) and the
+// whole of a launch (its worker threads read the map and the bytes). So no
+// host pointer obtained from DeviceMemory outlives the critical section in
+// which it was translated, and DeviceMemory, which has no lock of its own
+// (the std-container rule, DeviceMemory.h), is never changed while anyone
+// reads it. Work that touches no shared state runs unlocked: argument
+// checks, loading and decoding a code object (the decoder serialises its MC
+// state itself), and the per-thread last error. Nothing is called with the
+// mutex held that could call back into the facade, so it cannot deadlock.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Emulator/HipFacade.h"
 #include "mxgemm/Emulator/Emulator.h"
+#include "mxgemm/Target/CodeObject.h"
+#include "mxgemm/Target/TargetModel.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -44,10 +62,27 @@ namespace {
 
 constexpr int kDriverVersion = 60400000; // HIP 6.4 (major*1e7 + minor*1e5)
 constexpr const char *kDeviceName = "AMD Instinct MI355X (mxgemm emulator)";
-constexpr const char *kArchName = "gfx950:sramecc+:xnack-";
-constexpr int kNumCus = 256;
-constexpr int kLdsPerWorkgroup = 163840;
-constexpr size_t kGlobalMemBytes = size_t(288) << 30;
+// The device's target features: sramecc on, xnack off, as MI355X ships.
+constexpr const char *kArchFeatures = ":sramecc+:xnack-";
+
+// Every hardware figure comes from the one target table.
+const mxgemm::target::TargetModel &gfx950 = mxgemm::target::kGFX950;
+const int kNumCus = int(gfx950.numCus);
+const int kWaveSize = int(gfx950.waveSize);
+const int kMaxThreadsPerBlock =
+    int(gfx950.maxWavesPerWorkgroup * gfx950.waveSize);
+const int kMaxThreadsPerCu =
+    int(gfx950.maxWavesPerSimd * gfx950.simdsPerCu * gfx950.waveSize);
+const int kLdsPerWorkgroup = int(gfx950.maxLdsBytesPerWorkgroup);
+const int kClockKhz = int(gfx950.peakClockHz / 1000);
+const int kL2Bytes = int(gfx950.l2BytesPerXcd);
+const size_t kGlobalMemBytes = size_t(gfx950.hbmBytes);
+// What ROCm reports as registers per block and per multiprocessor on gfx9
+// parts. Informational only: nothing in the emulator depends on them and
+// the target table has no such figure.
+constexpr int kRegsPerBlock = 65536, kRegsPerCu = 131072;
+// Grid dimensions HIP reports (int32 maxGridSize).
+constexpr int kMaxGridDim = 0x7fffffff;
 
 struct FacadeState {
   std::mutex mutex;
@@ -154,6 +189,7 @@ std::vector<uint64_t> parseIds(const char *text) {
 /// Launch options from the environment (see HipFacade.h).
 void applyEnvironment(LaunchConfig &config) {
   uint64_t gx = config.grid[0], gy = config.grid[1], gz = config.grid[2];
+  // The grid was checked (checkLaunchShape): this product fits 64 bits.
   uint64_t numWg = gx * gy * gz;
   if (const char *list = std::getenv("MXGEMM_EMU_WORKGROUPS")) {
     for (uint64_t id : parseIds(list))
@@ -218,37 +254,37 @@ MXGEMM_HIP_EXPORT hipError_t hipDeviceGetAttribute(int *pi,
     return result(hipErrorInvalidDevice);
   switch (attr) {
   case hipDeviceAttributeClockRate:
-    *pi = 2400000; // kHz
+    *pi = kClockKhz;
     return hipSuccess;
   case hipDeviceAttributeL2CacheSize:
-    *pi = 4 << 20;
+    *pi = kL2Bytes;
     return hipSuccess;
   case hipDeviceAttributeComputeCapabilityMajor:
-    *pi = 9;
+    *pi = gfx950.computeCapabilityMajor;
     return hipSuccess;
   case hipDeviceAttributeComputeCapabilityMinor:
-    *pi = 5;
+    *pi = gfx950.computeCapabilityMinor;
     return hipSuccess;
   case hipDeviceAttributeMaxBlockDimX:
   case hipDeviceAttributeMaxBlockDimY:
   case hipDeviceAttributeMaxBlockDimZ:
   case hipDeviceAttributeMaxThreadsPerBlock:
-    *pi = 1024;
+    *pi = kMaxThreadsPerBlock;
     return hipSuccess;
   case hipDeviceAttributeMaxGridDimX:
   case hipDeviceAttributeMaxGridDimY:
   case hipDeviceAttributeMaxGridDimZ:
-    *pi = 0x7fffffff;
+    *pi = kMaxGridDim;
     return hipSuccess;
   case hipDeviceAttributeMaxThreadsPerMultiProcessor:
-    *pi = 2048;
+    *pi = kMaxThreadsPerCu;
     return hipSuccess;
   case hipDeviceAttributeMultiprocessorCount:
   case hipDeviceAttributePhysicalMultiProcessorCount:
     *pi = kNumCus;
     return hipSuccess;
   case hipDeviceAttributeMaxRegistersPerBlock:
-    *pi = 65536;
+    *pi = kRegsPerBlock;
     return hipSuccess;
   case hipDeviceAttributeMaxSharedMemoryPerBlock:
   case hipDeviceAttributeSharedMemPerBlockOptin:
@@ -257,7 +293,7 @@ MXGEMM_HIP_EXPORT hipError_t hipDeviceGetAttribute(int *pi,
     *pi = kLdsPerWorkgroup;
     return hipSuccess;
   case hipDeviceAttributeWarpSize:
-    *pi = 64;
+    *pi = kWaveSize;
     return hipSuccess;
   }
   return result(hipErrorInvalidValue);
@@ -286,25 +322,26 @@ hipGetDevicePropertiesR0600(hipDeviceProp_tR0600 *prop, int deviceId) {
     std::memcpy(bytes + offset, &value, sizeof(value));
   };
   std::strcpy(reinterpret_cast<char *>(bytes + mxgemmHipPropName), kDeviceName);
+  std::string arch = std::string(gfx950.chip) + kArchFeatures;
   std::strcpy(reinterpret_cast<char *>(bytes + mxgemmHipPropGcnArchName),
-              kArchName);
+              arch.c_str());
   put(mxgemmHipPropTotalGlobalMem, kGlobalMemBytes);
   put(mxgemmHipPropSharedMemPerBlock, size_t(kLdsPerWorkgroup));
-  put(mxgemmHipPropRegsPerBlock, int(65536));
-  put(mxgemmHipPropWarpSize, int(64));
-  put(mxgemmHipPropMaxThreadsPerBlock, int(1024));
+  put(mxgemmHipPropRegsPerBlock, kRegsPerBlock);
+  put(mxgemmHipPropWarpSize, kWaveSize);
+  put(mxgemmHipPropMaxThreadsPerBlock, kMaxThreadsPerBlock);
   for (int i = 0; i < 3; ++i) {
-    put(mxgemmHipPropMaxThreadsDim + 4 * i, int(1024));
-    put(mxgemmHipPropMaxGridSize + 4 * i, int(0x7fffffff));
+    put(mxgemmHipPropMaxThreadsDim + 4 * i, kMaxThreadsPerBlock);
+    put(mxgemmHipPropMaxGridSize + 4 * i, kMaxGridDim);
   }
-  put(mxgemmHipPropClockRate, int(2400000));
-  put(mxgemmHipPropMajor, int(9));
-  put(mxgemmHipPropMinor, int(5));
-  put(mxgemmHipPropMultiProcessorCount, int(kNumCus));
-  put(mxgemmHipPropL2CacheSize, int(4 << 20));
-  put(mxgemmHipPropMaxThreadsPerMultiProcessor, int(2048));
+  put(mxgemmHipPropClockRate, kClockKhz);
+  put(mxgemmHipPropMajor, gfx950.computeCapabilityMajor);
+  put(mxgemmHipPropMinor, gfx950.computeCapabilityMinor);
+  put(mxgemmHipPropMultiProcessorCount, kNumCus);
+  put(mxgemmHipPropL2CacheSize, kL2Bytes);
+  put(mxgemmHipPropMaxThreadsPerMultiProcessor, kMaxThreadsPerCu);
   put(mxgemmHipPropSharedMemPerMultiprocessor, size_t(kLdsPerWorkgroup));
-  put(mxgemmHipPropRegsPerMultiprocessor, int(131072));
+  put(mxgemmHipPropRegsPerMultiprocessor, kRegsPerCu);
   put(mxgemmHipPropSharedMemPerBlockOptin, size_t(kLdsPerWorkgroup));
   put(mxgemmHipPropMaxSharedMemoryPerMultiProcessor, size_t(kLdsPerWorkgroup));
   return hipSuccess;
@@ -320,7 +357,12 @@ MXGEMM_HIP_EXPORT hipError_t hipMalloc(void **ptr, size_t size) {
   *ptr = nullptr;
   if (!size)
     return hipSuccess;
-  uint64_t address = state().memory.allocate(size);
+  FacadeState &s = state();
+  uint64_t address;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    address = s.memory.allocate(size);
+  }
   if (!address)
     return result(hipErrorOutOfMemory);
   *ptr = reinterpret_cast<void *>(uintptr_t(address));
@@ -330,7 +372,9 @@ MXGEMM_HIP_EXPORT hipError_t hipMalloc(void **ptr, size_t size) {
 MXGEMM_HIP_EXPORT hipError_t hipFree(void *ptr) {
   if (!ptr)
     return hipSuccess;
-  if (!state().memory.free(uint64_t(reinterpret_cast<uintptr_t>(ptr))))
+  FacadeState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.memory.free(uint64_t(reinterpret_cast<uintptr_t>(ptr))))
     return result(hipErrorInvalidValue);
   return hipSuccess;
 }
@@ -378,44 +422,25 @@ MXGEMM_HIP_EXPORT hipError_t hipModuleLoadData(hipModule_t *module,
   if (!module || !image)
     return result(hipErrorInvalidValue);
   *module = nullptr;
-  // The image is an ELF whose size is not passed: take it from the header
-  // (section headers end the file for the objects lld writes).
+  // The image comes without a size. Its size is what the ELF header claims
+  // (claimedImageSize reads only the 64 header bytes and checks the claim);
+  // the sized loader then reads exactly that many bytes and checks every
+  // structure inside them. Whether the caller's buffer really holds them
+  // cannot be checked by anyone (docs/Emulator.md).
   const auto *p = static_cast<const uint8_t *>(image);
-  if (std::memcmp(p,
-                  "\x7f"
-                  "ELF",
-                  4) != 0 ||
-      p[4] != 2 /*ELFCLASS64*/ || p[5] != 1 /*little endian*/) {
-    llvm::errs() << "mxgemm_hip_emu: hipModuleLoadData: not a 64-bit "
-                    "little-endian ELF code object\n";
+  auto size = [&]() -> llvm::Expected<uint64_t> {
+    if (std::memcmp(p, llvm::ELF::ElfMagic, 4) != 0)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "not an ELF file");
+    return mxgemm::target::claimedImageSize(p, mxgemmHipMaxImageBytes);
+  }();
+  if (!size) {
+    llvm::errs() << "mxgemm_hip_emu: hipModuleLoadData: not a usable code "
+                    "object image: "
+                 << llvm::toString(size.takeError()) << "\n";
     return result(hipErrorInvalidImage);
   }
-  uint64_t shoff, phoff;
-  uint16_t shentsize, shnum, phentsize, phnum;
-  std::memcpy(&phoff, p + 0x20, 8);
-  std::memcpy(&shoff, p + 0x28, 8);
-  std::memcpy(&phentsize, p + 0x36, 2);
-  std::memcpy(&phnum, p + 0x38, 2);
-  std::memcpy(&shentsize, p + 0x3a, 2);
-  std::memcpy(&shnum, p + 0x3c, 2);
-  uint64_t size = std::max<uint64_t>(shoff + uint64_t(shentsize) * shnum,
-                                     phoff + uint64_t(phentsize) * phnum);
-  // Section contents may lie past the section header table.
-  for (uint16_t i = 0; i < shnum && shoff; ++i) {
-    const uint8_t *sh = p + shoff + uint64_t(i) * shentsize;
-    uint32_t type;
-    uint64_t offset, bytes;
-    std::memcpy(&type, sh + 4, 4);
-    std::memcpy(&offset, sh + 0x18, 8);
-    std::memcpy(&bytes, sh + 0x20, 8);
-    if (type != 8 /*SHT_NOBITS*/)
-      size = std::max(size, offset + bytes);
-  }
-  if (size < 64 || size > (uint64_t(1) << 32)) {
-    llvm::errs() << "mxgemm_hip_emu: hipModuleLoadData: malformed ELF\n";
-    return result(hipErrorInvalidImage);
-  }
-  auto object = CodeObject::load(llvm::ArrayRef<uint8_t>(p, size_t(size)));
+  auto object = CodeObject::load(llvm::ArrayRef<uint8_t>(p, size_t(*size)));
   if (!object) {
     std::string message = llvm::toString(object.takeError());
     llvm::errs() << "mxgemm_hip_emu: hipModuleLoadData: " << message << "\n";
@@ -471,6 +496,32 @@ MXGEMM_HIP_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function,
   return hipSuccess;
 }
 
+/// The hipError_t of a launch the emulator refused or failed.
+static hipError_t launchError(llvm::Error error, const KernelInfo &kernel) {
+  hipError_t code = hipErrorLaunchFailure;
+  std::string message;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const LaunchConfigError &e) {
+        switch (e.problem()) {
+        case LaunchProblem::Configuration:
+          code = hipErrorInvalidConfiguration;
+          break;
+        case LaunchProblem::Resources:
+          code = hipErrorLaunchOutOfResources;
+          break;
+        case LaunchProblem::Argument:
+          code = hipErrorInvalidValue;
+          break;
+        }
+        message = e.message();
+      },
+      [&](const llvm::ErrorInfoBase &e) { message = e.message(); });
+  llvm::errs() << "mxgemm_hip_emu: launch of '" << kernel.name
+               << "' failed: " << message << "\n";
+  return code;
+}
+
 MXGEMM_HIP_EXPORT hipError_t hipModuleLaunchKernel(
     hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY,
     unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
@@ -482,13 +533,11 @@ MXGEMM_HIP_EXPORT hipError_t hipModuleLaunchKernel(
     return result(hipErrorInvalidHandle);
   if (!validStream(s, stream))
     return result(hipErrorInvalidHandle);
-  uint64_t threads = uint64_t(blockDimX) * blockDimY * blockDimZ;
-  if (!gridDimX || !gridDimY || !gridDimZ || !threads || threads > 1024)
+  // A HIP launch always names its block; 0 would mean "from metadata" to
+  // the emulator.
+  if (!blockDimX || !blockDimY || !blockDimZ)
     return result(hipErrorInvalidConfiguration);
   const KernelInfo &kernel = *f->kernel;
-  if (uint64_t(sharedMemBytes) + kernel.descriptor.groupSegmentFixedSize >
-      uint64_t(kLdsPerWorkgroup))
-    return result(hipErrorLaunchOutOfResources);
   if (kernelParams && extra)
     return result(hipErrorInvalidValue);
 
@@ -500,6 +549,9 @@ MXGEMM_HIP_EXPORT hipError_t hipModuleLaunchKernel(
   config.workgroup[1] = blockDimY;
   config.workgroup[2] = blockDimZ;
   config.dynamicLdsBytes = sharedMemBytes;
+  if (llvm::Error e = checkLaunchShape(kernel, config))
+    return result(launchError(std::move(e), kernel));
+  const uint32_t segment = kernargSegmentBytes(kernel);
   if (extra) {
     const void *buffer = nullptr;
     const size_t *size = nullptr;
@@ -513,32 +565,50 @@ MXGEMM_HIP_EXPORT hipError_t hipModuleLaunchKernel(
     }
     if (!buffer || !size)
       return result(hipErrorInvalidValue);
+    // Checked before a byte is copied: the kernel reads at most its
+    // segment, and a larger buffer (or size) is a caller's mistake.
+    if (*size > segment) {
+      llvm::errs() << "mxgemm_hip_emu: launch of '" << kernel.name
+                   << "': HIP_LAUNCH_PARAM_BUFFER_SIZE " << *size
+                   << " exceeds the kernel's " << segment
+                   << "-byte kernarg segment\n";
+      return result(hipErrorInvalidValue);
+    }
     const auto *b = static_cast<const uint8_t *>(buffer);
     config.kernargs.assign(b, b + *size);
   } else {
-    // Explicit arguments (hidden ones are the emulator's business).
+    // kernelParams are laid out by the metadata's `.args`; without a note
+    // there is no layout to follow.
+    if (!kernel.hasMetadata && segment) {
+      llvm::errs() << "mxgemm_hip_emu: launch of '" << kernel.name
+                   << "': kernelParams need the code object's .args "
+                      "metadata; pass the arguments through extra\n";
+      return result(hipErrorInvalidValue);
+    }
+    // Explicit arguments (hidden ones are the emulator's business). Each
+    // lies inside the segment (checked when the note was read).
     size_t index = 0;
     for (const KernelArgInfo &arg : kernel.args) {
-      if (llvm::StringRef(arg.valueKind).starts_with("hidden_"))
+      if (arg.isHidden())
         continue;
       if (!kernelParams || !kernelParams[index])
         return result(hipErrorInvalidValue);
-      if (config.kernargs.size() < size_t(arg.offset) + arg.size)
-        config.kernargs.resize(size_t(arg.offset) + arg.size);
+      size_t end = size_t(arg.offset) + arg.size;
+      if (config.kernargs.size() < end)
+        config.kernargs.resize(end);
       std::memcpy(config.kernargs.data() + arg.offset, kernelParams[index],
                   arg.size);
       ++index;
     }
   }
+  // Kernarg size and pointer arguments, before anything runs.
+  if (llvm::Error e = checkLaunchArguments(kernel, config, s.memory))
+    return result(launchError(std::move(e), kernel));
   applyEnvironment(config);
 
   auto launched = launch(*f->module->object, kernel, config, s.memory);
-  if (!launched) {
-    llvm::errs() << "mxgemm_hip_emu: launch of '" << kernel.name
-                 << "' failed: " << llvm::toString(launched.takeError())
-                 << "\n";
-    return result(hipErrorLaunchFailure);
-  }
+  if (!launched)
+    return result(launchError(launched.takeError(), kernel));
   if (launched->totalFindings) {
     llvm::errs() << "mxgemm_hip_emu: launch of '" << kernel.name
                  << "': " << launched->totalFindings << " checker finding(s)\n";

@@ -1,6 +1,6 @@
 //===- MXNumerics.cpp - bit-exact MX (OCP MXFP8) arithmetic ---------------===//
 //
-// Implements the numeric contract of DESIGN.md section 1 without floating
+// Implements the numeric contract of docs/Design.md section 1 without floating
 // point on the exact path: every FP8 code is an integer times a fixed power of
 // two (E4M3: x * 2^-9, E5M2: x * 2^-16), so a 32-element block dot product is
 // an exact int64 (E4M3 x E4M3, mixed) or __int128 (E5M2 x E5M2) sum, and an

@@ -11,12 +11,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxgemm/Contract/WeightPanels.h"
 #include "mxgemm/Runtime/mxgemm_runtime.h"
-#include "mxgemm/Support/TileGrouping.h"
-#include "mxgemm/Support/WeightPanels.h"
+#include "mxgemm/Target/TargetModel.h"
 
 #include "HipLibrary.h"
-#include "KernelTable.h"
+#include "KernelLibrary.h"
 
 #include <algorithm>
 #include <atomic>
@@ -25,6 +25,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -156,7 +157,11 @@ struct mxgemm_context {
 };
 
 void mxgemm_context::initialize() {
-  kernels.reset(new LoadedKernel[kKernelTableSize]);
+  const KernelLibrary &library = KernelLibrary::embedded();
+  kernels.reset(new LoadedKernel[library.entries.size()]);
+  if (!library.error.empty())
+    warn("the embedded kernel library is unusable (" + library.error +
+         "); every GEMM is NOT_ELIGIBLE");
   if (!hip.load(hipPath.c_str(), hipError)) {
     warn("HIP is not available (" + hipError +
          "); every GEMM is NOT_ELIGIBLE and runs on the caller's path");
@@ -191,13 +196,14 @@ void mxgemm_context::initialize() {
     ccMinor = 4;
   hipReady = true;
   // gfx950 reports compute capability 9.5 (gfx942: 9.4, gfx90a: 9.0).
-  archMatches = ccMajor == 9 && ccMinor == 5;
+  archMatches = ccMajor == ::mxgemm::target::kGFX950.computeCapabilityMajor &&
+                ccMinor == ::mxgemm::target::kGFX950.computeCapabilityMinor;
   if (!archMatches)
     return;
   int failures = 0;
   std::string firstFailure;
-  for (size_t i = 0; i < kKernelTableSize; ++i) {
-    const KernelEntry &entry = kKernelTable[i];
+  for (size_t i = 0; i < library.entries.size(); ++i) {
+    const KernelEntry &entry = library.entries[i];
     LoadedKernel &k = kernels[i];
     std::string corrupted;
     const void *image = entry.codeObject;
@@ -207,12 +213,13 @@ void mxgemm_context::initialize() {
       image = corrupted.data();
     }
     if ((e = hip.hipModuleLoadData(&k.module, image)) != hipSuccess) {
-      k.error = std::string("hipModuleLoadData(") + entry.entryName +
-                "): " + hip.describe(e);
+      k.error =
+          "hipModuleLoadData(" + entry.tuning.name + "): " + hip.describe(e);
       k.module = nullptr;
-    } else if ((e = hip.hipModuleGetFunction(&k.function, k.module,
-                                             entry.kernelName)) != hipSuccess) {
-      k.error = std::string("hipModuleGetFunction(") + entry.kernelName +
+    } else if ((e = hip.hipModuleGetFunction(
+                    &k.function, k.module, entry.descriptor.kernel.c_str())) !=
+               hipSuccess) {
+      k.error = "hipModuleGetFunction(" + entry.descriptor.kernel +
                 "): " + hip.describe(e);
       k.function = nullptr;
     }
@@ -220,7 +227,8 @@ void mxgemm_context::initialize() {
       firstFailure = k.error;
   }
   if (failures)
-    warn(std::to_string(failures) + " of " + std::to_string(kKernelTableSize) +
+    warn(std::to_string(failures) + " of " +
+         std::to_string(library.entries.size()) +
          " embedded code objects could not be loaded (" + firstFailure +
          "); those problems are NOT_ELIGIBLE");
 }
@@ -375,10 +383,11 @@ mxgemm_status decide(mxgemm_context *ctx, const mxgemm_problem *p,
            "kernels take row-major contiguous operands";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
-  const KernelEntry *begin = kKernelTable,
-                    *end = kKernelTable + kKernelTableSize;
+  const std::vector<KernelEntry> &entries = KernelLibrary::embedded().entries;
+  const KernelEntry *begin = entries.data(), *end = begin + entries.size();
   const KernelEntry *first = end;
-  if (p->n < (int64_t(1) << 24) && p->k < (int64_t(1) << 24)) {
+  if (p->n <= ::mxgemm::contract::kMaxProblemExtent &&
+      p->k <= ::mxgemm::contract::kMaxProblemExtent) {
     DispatchKey key = makeDispatchKey(p->n, p->k, p->x_type, p->w_type,
                                       p->w_scale, p->out_type);
     first = std::lower_bound(
@@ -397,7 +406,7 @@ mxgemm_status decide(mxgemm_context *ctx, const mxgemm_problem *p,
   }
   const KernelEntry *entry = nullptr;
   for (const KernelEntry *e = first; e != end && e->key == first->key; ++e)
-    if (p->m >= e->mMin && p->m <= e->mMax) {
+    if (p->m >= e->tuning.mMin && p->m <= e->tuning.mMax) {
       entry = e;
       break;
     }
@@ -405,24 +414,25 @@ mxgemm_status decide(mxgemm_context *ctx, const mxgemm_problem *p,
     reason = MXGEMM_REASON_M_OUT_OF_RANGE;
     msg << "M = " << p->m << " is outside the tuned M range";
     for (const KernelEntry *e = first; e != end && e->key == first->key; ++e)
-      msg << (e == first ? " " : ", ") << e->mMin << ".." << e->mMax;
+      msg << (e == first ? " " : ", ") << e->tuning.mMin << ".."
+          << e->tuning.mMax;
     msg << " of (N = " << p->n << ", K = " << p->k << ")";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
-  d.wLayout = entry->packedWeights ? MXGEMM_WEIGHTS_MFMA_PANELS
-                                   : MXGEMM_WEIGHTS_ROW_MAJOR;
-  if (entry->packedWeights != panels) {
+  d.wLayout = entry->wLayout();
+  const bool packedWeights = d.wLayout == MXGEMM_WEIGHTS_MFMA_PANELS;
+  if (packedWeights != panels) {
     // Same key, same layout for every M range (the tuning tool checks it),
     // so a caller that packed once never lands here by changing M.
     reason = MXGEMM_REASON_PACKED_WEIGHTS;
-    if (entry->packedWeights)
-      msg << "kernel '" << entry->kernelName
+    if (packedWeights)
+      msg << "kernel '" << entry->descriptor.kernel.c_str()
           << "' reads W packed in MFMA panels: pack W once with "
              "mxgemm_pack_weights and set w_layout = "
              "MXGEMM_WEIGHTS_MFMA_PANELS";
     else
-      msg << "W is packed in MFMA panels, but kernel '" << entry->kernelName
-          << "' reads row-major W";
+      msg << "W is packed in MFMA panels, but kernel '"
+          << entry->descriptor.kernel.c_str() << "' reads row-major W";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
 
@@ -441,10 +451,10 @@ mxgemm_status decide(mxgemm_context *ctx, const mxgemm_problem *p,
         << "; the kernels are for gfx950 (9.5)";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
-  const LoadedKernel &kernel = ctx->kernels[entry - kKernelTable];
+  const LoadedKernel &kernel = ctx->kernels[entry - begin];
   if (!kernel.function) {
     reason = MXGEMM_REASON_CODE_OBJECT_LOAD;
-    msg << "code object of entry '" << entry->entryName
+    msg << "code object of entry '" << entry->tuning.name.c_str()
         << "' could not be loaded: " << kernel.error.c_str();
     return strict ? MXGEMM_STATUS_HIP_ERROR : MXGEMM_STATUS_NOT_ELIGIBLE;
   }
@@ -464,11 +474,50 @@ mxgemm_status decide(mxgemm_context *ctx, const mxgemm_problem *p,
         return MXGEMM_STATUS_NOT_ELIGIBLE;
       }
   }
+  std::optional<int64_t> grid = entry->descriptor.grid.numWorkgroups(p->m);
+  if (!grid) {
+    msg << "M = " << p->m << " needs more workgroups than a HIP grid holds";
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
   d.entry = entry;
   d.kernel = &kernel;
-  d.gridX = uint32_t((p->m + entry->programTileM - 1) / entry->programTileM) *
-            entry->numTilesN;
+  d.gridX = uint32_t(*grid);
   return MXGEMM_STATUS_OK;
+}
+
+/// Kernarg bytes the launch path packs without allocating.
+constexpr size_t kMaxKernargBytes = 256;
+
+/// The kernel arguments at the descriptor's offsets; false if they do not
+/// fit `args` (a descriptor this runtime cannot serve).
+bool packArguments(const ::mxgemm::contract::KernelDescriptor &d,
+                   const mxgemm_problem &p, const mxgemm_tensors &t,
+                   unsigned char *args, size_t &bytes) {
+  namespace contract = ::mxgemm::contract;
+  bytes = size_t(d.resources.kernargSegmentBytes);
+  if (bytes > kMaxKernargBytes)
+    return false;
+  for (const contract::KernelArgument &a : d.arguments) {
+    if (a.offset + a.size > bytes)
+      return false;
+    uint64_t value = 0;
+    if (a.name == contract::kArgX)
+      value = reinterpret_cast<uintptr_t>(t.x);
+    else if (a.name == contract::kArgXScales)
+      value = reinterpret_cast<uintptr_t>(t.xs);
+    else if (a.name == contract::kArgW)
+      value = reinterpret_cast<uintptr_t>(t.w);
+    else if (a.name == contract::kArgWScales)
+      value = reinterpret_cast<uintptr_t>(t.ws);
+    else if (a.name == contract::kArgY)
+      value = reinterpret_cast<uintptr_t>(t.y);
+    else if (a.name == contract::kArgM)
+      value = uint64_t(p.m);
+    else
+      return false;
+    std::memcpy(args + a.offset, &value, a.size); // little-endian
+  }
+  return true;
 }
 
 void fillPlan(mxgemm_plan *plan, mxgemm_status status, mxgemm_reason reason,
@@ -476,25 +525,26 @@ void fillPlan(mxgemm_plan *plan, mxgemm_status status, mxgemm_reason reason,
   plan->status = status;
   plan->reason = reason;
   const KernelEntry *e = d.entry;
-  plan->entry = e ? e->entryName : "";
-  plan->kernel = e ? e->kernelName : "";
-  plan->config = e ? e->config : "";
-  plan->note = e ? e->note : "";
+  const ::mxgemm::contract::KernelDescriptor *k = e ? &e->descriptor : nullptr;
+  plan->entry = e ? e->tuning.name.c_str() : "";
+  plan->kernel = k ? k->kernel.c_str() : "";
+  plan->config = e ? e->configText.c_str() : "";
+  plan->note = e ? e->tuning.note.c_str() : "";
   plan->grid_x = d.gridX;
   plan->grid_y = plan->grid_z = 1;
-  plan->block_x = e ? e->workgroupSize : 0;
+  plan->block_x = k ? uint32_t(k->workgroupSize) : 0;
   plan->block_y = plan->block_z = 1;
   plan->lds_bytes = 0;
-  plan->program_tile_m = e ? e->programTileM : 0;
-  plan->tile_n = e ? e->tileN : 0;
-  plan->num_tiles_n = e ? e->numTilesN : 0;
-  plan->k_step = e ? e->kStep : 0;
-  plan->group_m = e ? e->groupM : 0;
-  plan->group_n = e ? e->groupN : 0;
-  plan->xcd_remap = e ? e->xcdRemap : 0;
+  plan->program_tile_m = k ? uint32_t(k->grid.programTileM) : 0;
+  plan->tile_n = k ? uint32_t(k->grid.tileN) : 0;
+  plan->num_tiles_n = k ? uint32_t(k->grid.numTilesN) : 0;
+  plan->k_step = k ? uint32_t(k->mfma.kStep) : 0;
+  plan->group_m = k ? uint32_t(k->grid.groupM) : 0;
+  plan->group_n = k ? uint32_t(k->grid.groupN) : 0;
+  plan->xcd_remap = k ? uint32_t(k->grid.xcdRemap) : 0;
   plan->w_layout = d.wLayout;
-  plan->m_min = e ? e->mMin : 0;
-  plan->m_max = e ? e->mMax : 0;
+  plan->m_min = e ? e->tuning.mMin : 0;
+  plan->m_max = e ? e->tuning.mMax : 0;
 }
 
 /// Runs `body` with C++ exceptions turned into MXGEMM_STATUS_INTERNAL.
@@ -652,7 +702,7 @@ mxgemm_status mxgemm_context_destroy(mxgemm_context *context) {
     return MXGEMM_STATUS_OK;
   return guarded([&] {
     if (context->hipReady && context->kernels)
-      for (size_t i = 0; i < kKernelTableSize; ++i)
+      for (size_t i = 0; i < KernelLibrary::embedded().entries.size(); ++i)
         if (context->kernels[i].module)
           context->hip.hipModuleUnload(context->kernels[i].module);
     delete context;
@@ -704,24 +754,21 @@ mxgemm_status mxgemm_gemm(mxgemm_context *context,
     mxgemm_status s = decide(context, problem, tensors, d, reason, message,
                              plan ? sizeof(plan->message) : 0);
     if (s == MXGEMM_STATUS_OK) {
-      // The kernel ABI of DESIGN.md section 4: X, Xs, W, Ws, Y, then M.
-      struct alignas(16) {
-        const void *x, *xs, *w, *ws;
-        void *y;
-        int32_t m;
-        int32_t pad;
-      } args{tensors->x, tensors->xs,         tensors->w, tensors->ws,
-             tensors->y, int32_t(problem->m), 0};
-      size_t argBytes = d.entry->kernargBytes;
-      if (argBytes > sizeof(args))
-        throw std::logic_error("kernel argument segment larger than the ABI");
-      void *extra[] = {hipLaunchParamBufferPointer, &args,
+      // The kernel ABI (docs/Design.md section 4), at the offsets the
+      // kernel descriptor gives.
+      alignas(16) unsigned char args[kMaxKernargBytes] = {};
+      size_t argBytes = 0;
+      if (!packArguments(d.entry->descriptor, *problem, *tensors, args,
+                         argBytes))
+        throw std::logic_error("kernel arguments do not fit the ABI buffer");
+      void *extra[] = {hipLaunchParamBufferPointer, args,
                        hipLaunchParamBufferSize, &argBytes, hipLaunchParamEnd};
       if (!context->options.dry_run) {
         // The kernels' LDS is static (the code object's group segment);
         // passing it again as dynamic shared memory would double it.
         hipError_t e = context->hip.hipModuleLaunchKernel(
-            d.kernel->function, d.gridX, 1, 1, d.entry->workgroupSize, 1, 1,
+            d.kernel->function, d.gridX, 1, 1,
+            uint32_t(d.entry->descriptor.workgroupSize), 1, 1,
             /*sharedMemBytes=*/0, stream, nullptr, extra);
         if (e != hipSuccess) {
           s = hipCall(context, "hipModuleLaunchKernel", e);
@@ -770,8 +817,8 @@ mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
       return s;
     }
     const int64_t n = problem->n, k = problem->k;
-    const int64_t nonK = d.entry->kStep == 128 ? 16 : 32;
-    if (!::mxgemm::canPackWeightPanels(n, k, nonK)) {
+    const int64_t nonK = d.entry->descriptor.mfma.nonK;
+    if (!::mxgemm::contract::canPackWeightPanels(n, k, nonK)) {
       setLastError("internal: the kernel's W cannot be cut into MFMA panels");
       return MXGEMM_STATUS_INTERNAL;
     }
@@ -794,72 +841,104 @@ mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
             context, "hipMemcpy(DeviceToHost)",
             hip.hipMemcpy(rowMajor.data(), w, bytes, hipMemcpyDeviceToHost)))
       return e;
-    ::mxgemm::packWeightPanels(rowMajor.data(), panels.data(), n, k, nonK);
+    ::mxgemm::contract::packWeightPanels(rowMajor.data(), panels.data(), n, k,
+                                         nonK);
     return hipCall(
         context, "hipMemcpy(HostToDevice)",
         hip.hipMemcpy(packed, panels.data(), bytes, hipMemcpyHostToDevice));
   });
 }
 
-size_t mxgemm_kernel_count(void) { return kKernelTableSize; }
+size_t mxgemm_kernel_count(void) {
+  return KernelLibrary::embedded().entries.size();
+}
 
 mxgemm_status mxgemm_kernel_get(size_t index, mxgemm_kernel_info *info) {
-  if (index >= kKernelTableSize || !info) {
+  const std::vector<KernelEntry> &entries = KernelLibrary::embedded().entries;
+  if (index >= entries.size() || !info) {
     setLastError("kernel index out of range or info is NULL");
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
-  const KernelEntry &e = kKernelTable[index];
-  info->entry = e.entryName;
-  info->kernel = e.kernelName;
-  info->arch = e.arch;
-  info->config = e.config;
-  info->note = e.note;
-  info->n = e.n;
-  info->k = e.k;
-  info->m_min = e.mMin;
-  info->m_max = e.mMax;
-  info->x_type = mxgemm_dtype((e.key >> 12) & 0xf);
-  info->w_type = mxgemm_dtype((e.key >> 8) & 0xf);
-  info->w_scale = mxgemm_scale_granularity((e.key >> 4) & 0xf);
-  info->out_type = mxgemm_dtype(e.key & 0xf);
+  const KernelEntry &e = entries[index];
+  const ::mxgemm::contract::KernelDescriptor &d = e.descriptor;
+  info->entry = e.tuning.name.c_str();
+  info->kernel = d.kernel.c_str();
+  info->arch = e.tuning.arch.c_str();
+  info->config = e.configText.c_str();
+  info->note = e.tuning.note.c_str();
+  info->n = d.problem.n;
+  info->k = d.problem.k;
+  info->m_min = e.tuning.mMin;
+  info->m_max = e.tuning.mMax;
+  info->x_type = mxgemm_dtype(d.problem.xType);
+  info->w_type = mxgemm_dtype(d.problem.wType);
+  info->w_scale = mxgemm_scale_granularity(d.problem.wScale);
+  info->out_type = mxgemm_dtype(d.problem.outType);
   info->code_object_bytes = e.codeObjectSize;
-  info->workgroup_size = e.workgroupSize;
-  info->vgpr_count = e.vgprCount;
-  info->agpr_count = e.agprCount;
-  info->sgpr_count = e.sgprCount;
-  info->w_layout =
-      e.packedWeights ? MXGEMM_WEIGHTS_MFMA_PANELS : MXGEMM_WEIGHTS_ROW_MAJOR;
+  info->workgroup_size = uint32_t(d.workgroupSize);
+  info->vgpr_count = uint32_t(d.resources.vgprCount);
+  info->agpr_count = uint32_t(d.resources.agprCount);
+  info->sgpr_count = uint32_t(d.resources.sgprCount);
+  info->w_layout = e.wLayout();
   return MXGEMM_STATUS_OK;
 }
 
 mxgemm_status mxgemm_kernel_code_object(size_t index, const void **data,
                                         size_t *bytes) {
-  if (index >= kKernelTableSize || !data || !bytes) {
+  const std::vector<KernelEntry> &entries = KernelLibrary::embedded().entries;
+  if (index >= entries.size() || !data || !bytes) {
     setLastError("kernel index out of range or NULL output");
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
-  *data = kKernelTable[index].codeObject;
-  *bytes = kKernelTable[index].codeObjectSize;
+  *data = entries[index].codeObject;
+  *bytes = entries[index].codeObjectSize;
   return MXGEMM_STATUS_OK;
+}
+
+const char *mxgemm_kernel_descriptor(size_t index) {
+  const std::vector<KernelEntry> &entries = KernelLibrary::embedded().entries;
+  if (index >= entries.size()) {
+    setLastError("kernel index out of range");
+    return nullptr;
+  }
+  return entries[index].descriptorJson.c_str();
 }
 
 mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
                                          uint32_t workgroup, int64_t *row,
                                          int64_t *col) {
-  if (!plan || !row || !col || plan->status != MXGEMM_STATUS_OK ||
-      workgroup >= plan->grid_x || plan->num_tiles_n == 0) {
-    setLastError("plan is not an OK plan or workgroup is out of its grid");
+  if (!plan || !row || !col || plan->status != MXGEMM_STATUS_OK) {
+    setLastError("plan, row and col must be non-NULL and the plan OK");
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
-  // The same formula the compiler emits (TileGrouping.h).
-  ::mxgemm::IntegerTileArith arith;
-  const int64_t tilesN = plan->num_tiles_n;
-  const int64_t tilesM = plan->grid_x / tilesN;
-  auto [tileM, tileN] = ::mxgemm::mapProgramToTile(
-      arith, int64_t(workgroup), tilesM, tilesN, plan->group_m, plan->group_n,
-      plan->xcd_remap != 0);
-  *row = tileM * plan->program_tile_m;
-  *col = tileN * plan->tile_n;
+  // The same mapping the compiler emits (Contract/TileGrouping.h), with
+  // every field of the caller's plan checked first.
+  ::mxgemm::contract::TileGrid grid;
+  grid.programTileM = plan->program_tile_m;
+  grid.tileN = plan->tile_n;
+  grid.numTilesN = plan->num_tiles_n;
+  grid.groupM = plan->group_m;
+  grid.groupN = plan->group_n;
+  grid.xcdRemap = plan->xcd_remap != 0;
+  grid.numXcds = ::mxgemm::target::kGFX950.numXcds;
+  if (auto error = grid.validate()) {
+    setLastError(("plan: " + *error).c_str());
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  // Any M in the last tile row gives the same mapping as the plan's M.
+  if (plan->grid_x == 0 || plan->grid_x % plan->num_tiles_n != 0) {
+    setLastError("plan: grid_x is not a whole number of tile rows");
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  const int64_t rows =
+      int64_t(plan->grid_x / plan->num_tiles_n) * plan->program_tile_m;
+  auto origin = grid.tileOrigin(workgroup, rows);
+  if (!origin) {
+    setLastError("workgroup is outside the plan's grid");
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  *row = origin->first;
+  *col = origin->second;
   return MXGEMM_STATUS_OK;
 }
 

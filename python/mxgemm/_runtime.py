@@ -1,12 +1,15 @@
-"""ctypes bindings of mxgemm_runtime.h (the C API of libmxgemm_runtime.so).
+"""ctypes bindings of mxgemm_runtime.h (the C API of libmxgemm_runtime.so),
+and how the package finds the project's shared libraries.
 
 ctypes rather than pybind11: the package stays pure Python (no compiler, no
-build dependency beyond setuptools, `pip install ./python` works offline) and
-binds the C API exactly as any other engine would use it.
+build dependency beyond setuptools, it installs offline) and binds the C API
+exactly as any other engine would use it.
 """
 
 import ctypes
+import json
 import os
+import threading
 
 _here = os.path.dirname(os.path.abspath(__file__))
 
@@ -37,20 +40,19 @@ class Tensors(ctypes.Structure):
     _fields_ = [(n, ctypes.c_void_p) for n in ("x", "xs", "w", "ws", "y")]
 
 
+_U32 = ctypes.c_uint32
+
+
 class PlanStruct(ctypes.Structure):
     _fields_ = [("status", ctypes.c_int), ("reason", ctypes.c_int),
                 ("entry", ctypes.c_char_p), ("kernel", ctypes.c_char_p),
-                ("config", ctypes.c_char_p), ("note", ctypes.c_char_p),
-                ("grid_x", ctypes.c_uint32), ("grid_y", ctypes.c_uint32),
-                ("grid_z", ctypes.c_uint32), ("block_x", ctypes.c_uint32),
-                ("block_y", ctypes.c_uint32), ("block_z", ctypes.c_uint32),
-                ("lds_bytes", ctypes.c_uint32),
-                ("program_tile_m", ctypes.c_uint32),
-                ("tile_n", ctypes.c_uint32), ("num_tiles_n", ctypes.c_uint32),
-                ("k_step", ctypes.c_uint32), ("group_m", ctypes.c_uint32),
-                ("group_n", ctypes.c_uint32), ("xcd_remap", ctypes.c_uint32),
-                ("w_layout", ctypes.c_int), ("m_min", ctypes.c_int64),
-                ("m_max", ctypes.c_int64), ("message", ctypes.c_char * 320)]
+                ("config", ctypes.c_char_p), ("note", ctypes.c_char_p)] + \
+        [(f, _U32) for f in ("grid_x", "grid_y", "grid_z", "block_x",
+                             "block_y", "block_z", "lds_bytes",
+                             "program_tile_m", "tile_n", "num_tiles_n",
+                             "k_step", "group_m", "group_n", "xcd_remap")] + \
+        [("w_layout", ctypes.c_int), ("m_min", ctypes.c_int64),
+         ("m_max", ctypes.c_int64), ("message", ctypes.c_char * 320)]
 
 
 LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
@@ -63,35 +65,38 @@ class ContextOptions(ctypes.Structure):
 
 
 class KernelInfo(ctypes.Structure):
-    _fields_ = [("entry", ctypes.c_char_p), ("kernel", ctypes.c_char_p),
-                ("arch", ctypes.c_char_p), ("config", ctypes.c_char_p),
-                ("note", ctypes.c_char_p), ("n", ctypes.c_int64),
-                ("k", ctypes.c_int64), ("m_min", ctypes.c_int64),
-                ("m_max", ctypes.c_int64), ("x_type", ctypes.c_int),
-                ("w_type", ctypes.c_int), ("out_type", ctypes.c_int),
-                ("w_scale", ctypes.c_int), ("code_object_bytes", ctypes.c_size_t),
-                ("workgroup_size", ctypes.c_uint32),
-                ("vgpr_count", ctypes.c_uint32),
-                ("agpr_count", ctypes.c_uint32),
-                ("sgpr_count", ctypes.c_uint32), ("w_layout", ctypes.c_int)]
+    _fields_ = [(f, ctypes.c_char_p) for f in ("entry", "kernel", "arch",
+                                               "config", "note")] + \
+        [(f, ctypes.c_int64) for f in ("n", "k", "m_min", "m_max")] + \
+        [(f, ctypes.c_int) for f in ("x_type", "w_type", "out_type",
+                                     "w_scale")] + \
+        [("code_object_bytes", ctypes.c_size_t)] + \
+        [(f, _U32) for f in ("workgroup_size", "vgpr_count", "agpr_count",
+                             "sgpr_count")] + [("w_layout", ctypes.c_int)]
 
 
-def _candidates():
-    env = os.environ.get("MXGEMM_RUNTIME_LIBRARY")
-    if env:
-        yield env
+def _candidates(filename, env):
+    """Where `filename` may be: $env; else next to the runtime library named
+    by $MXGEMM_RUNTIME_LIBRARY; the package's lib/; the build tree of the
+    checkout the package sits in; the dynamic loader's search path."""
+    if os.environ.get(env):
+        yield os.environ[env]
         return
-    yield os.path.join(_here, "lib", "libmxgemm_runtime.so")
-    # Source checkout: python/mxgemm -> <repo>/build*/lib.
-    repo = os.path.dirname(os.path.dirname(_here))
+    runtime = os.environ.get("MXGEMM_RUNTIME_LIBRARY")
+    if runtime:
+        yield os.path.join(os.path.dirname(runtime), filename)
+    yield os.path.join(_here, "lib", filename)
+    repo = os.path.dirname(os.path.dirname(_here))  # python/mxgemm -> repo
     for build in ("build", "build-rt"):
-        yield os.path.join(repo, build, "lib", "libmxgemm_runtime.so")
-    yield "libmxgemm_runtime.so"  # the dynamic loader's search path
+        yield os.path.join(repo, build, "lib", filename)
+    yield filename
 
 
-def load_library():
+def load(filename, env, signatures):
+    """dlopens the first candidate of `filename`, declares `signatures`
+    ({name: (restype, argtypes)}) and records the path as `.path`."""
     errors = []
-    for path in _candidates():
+    for path in _candidates(filename, env):
         if os.path.sep in path and not os.path.exists(path):
             errors.append(f"{path}: not found")
             continue
@@ -100,23 +105,24 @@ def load_library():
         except OSError as e:
             errors.append(str(e))
             continue
-        _declare(lib)
+        for name, (res, args) in signatures.items():
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = res, args
         lib.path = path
         return lib
-    raise OSError("cannot load libmxgemm_runtime.so (set "
-                  "MXGEMM_RUNTIME_LIBRARY): " + "; ".join(errors))
+    raise OSError(f"cannot load {filename} (set {env}): " + "; ".join(errors))
 
 
-def _declare(lib):
+def _signatures():
     P, I, V, S = ctypes.POINTER, ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t
-    sig = {
-        "mxgemm_version": (ctypes.c_char_p, []),
-        "mxgemm_status_string": (ctypes.c_char_p, [I]),
-        "mxgemm_reason_string": (ctypes.c_char_p, [I]),
-        "mxgemm_last_error": (ctypes.c_char_p, []),
+    I64, STR = ctypes.c_int64, ctypes.c_char_p
+    return {
+        "mxgemm_version": (STR, []),
+        "mxgemm_status_string": (STR, [I]),
+        "mxgemm_reason_string": (STR, [I]),
+        "mxgemm_last_error": (STR, []),
         "mxgemm_context_options_init": (None, [P(ContextOptions)]),
-        "mxgemm_problem_init": (None, [P(Problem), ctypes.c_int64,
-                                       ctypes.c_int64, ctypes.c_int64]),
+        "mxgemm_problem_init": (None, [P(Problem), I64, I64, I64]),
         "mxgemm_context_create": (I, [P(ContextOptions), P(V)]),
         "mxgemm_context_destroy": (I, [V]),
         "mxgemm_query": (I, [V, P(Problem), P(PlanStruct)]),
@@ -125,18 +131,60 @@ def _declare(lib):
         "mxgemm_pack_weights": (I, [V, P(Problem), V, V, P(S), V]),
         "mxgemm_kernel_count": (S, []),
         "mxgemm_kernel_get": (I, [S, P(KernelInfo)]),
+        "mxgemm_kernel_code_object": (I, [S, P(V), P(S)]),
+        "mxgemm_kernel_descriptor": (STR, [S]),
         "mxgemm_plan_workgroup_tile": (I, [P(PlanStruct), ctypes.c_uint32,
-                                           P(ctypes.c_int64),
-                                           P(ctypes.c_int64)]),
+                                           P(I64), P(I64)]),
         "mxgemm_device_alloc": (I, [V, S, P(V)]),
         "mxgemm_device_free": (I, [V, V]),
         "mxgemm_copy_to_device": (I, [V, V, V, S]),
         "mxgemm_copy_to_host": (I, [V, V, V, S]),
         "mxgemm_device_memset": (I, [V, V, I, S]),
         "mxgemm_synchronize": (I, [V, V]),
-        "mxgemm_device_info": (I, [V, ctypes.c_char_p, S, P(I), P(I)]),
+        "mxgemm_device_info": (I, [V, STR, S, P(I), P(I)]),
     }
-    for name, (res, args) in sig.items():
-        fn = getattr(lib, name)
-        fn.restype = res
-        fn.argtypes = args
+
+
+def loader(filename, env, signatures):
+    """A function that returns the library, loaded at its first call."""
+    lock, lib = threading.Lock(), []
+
+    def library():
+        with lock:
+            if not lib:
+                lib.append(load(filename, env, signatures()))
+            return lib[0]
+    return library
+
+
+library = loader("libmxgemm_runtime.so", "MXGEMM_RUNTIME_LIBRARY",
+                 _signatures)
+
+
+def _no_duplicate_keys(pairs):
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ValueError(f"duplicate key '{key}'")
+        obj[key] = value
+    return obj
+
+
+def read_json(text, what):
+    """Parses JSON (a kernel descriptor, an emulator report): duplicate
+    keys, malformed or too deeply nested input are a ValueError that names
+    `what`, never a traceback from the parser's internals."""
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    except (ValueError, RecursionError) as e:
+        raise ValueError(f"{what}: not a valid JSON document: "
+                         f"{type(e).__name__}: {e}") from None
+
+
+def read_json_file(path):
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read: {e.strerror}") from None
+    return read_json(data, path)

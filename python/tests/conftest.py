@@ -20,7 +20,7 @@ def facade_path():
     env = os.environ.get("MXGEMM_HIP_LIBRARY")
     if env:
         return env
-    return os.path.join(os.path.dirname(mxgemm._library().path),
+    return os.path.join(os.path.dirname(mxgemm._api._library().path),
                         "libmxgemm_hip_emu.so")
 
 

@@ -7,7 +7,7 @@ import mxgemm
 
 def _compiler_or_skip():
     try:
-        return mxgemm._find_compiler()
+        return mxgemm.find_compiler()
     except mxgemm.CompileError as e:
         pytest.skip(str(e))
 

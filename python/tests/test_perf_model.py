@@ -1,19 +1,13 @@
-"""The performance model's arithmetic (tools/mxgemm-bench/mxgemm_perf.py)
-against hand-computed figures, so a changed constant or formula shows."""
-import importlib.util
-import os
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-spec = importlib.util.spec_from_file_location(
-    "mxgemm_perf", os.path.join(HERE, "..", "..", "tools", "mxgemm-bench",
-                                "mxgemm_perf.py"))
-perf = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(perf)
+"""The performance model's arithmetic (mxgemm.perf) against hand-computed
+figures, so a changed constant or formula shows."""
+from mxgemm import perf
 
 
 def sidecar(vgpr=144, agpr=0, lds=73728, wg=256, config="m32n32k64"):
-    return {"resources": {"vgpr_count": vgpr, "agpr_count": agpr},
-            "lds_bytes": lds, "config": "mfma = " + config,
+    return {"resources": {"vgpr_count": vgpr, "agpr_count": agpr,
+                          "lds_bytes": lds},
+            "mfma": {"k_step": 64 if config == "m32n32k64" else 128},
+            "config": {"mfma": config},
             "grid": {"workgroup_size": wg, "program_tile_m": 128,
                      "tile_n": 128, "num_tiles_n": 40}}
 

@@ -1,7 +1,7 @@
 """Weights packed in MFMA panels (stage_w = packed_registers kernels).
 
 NumPy's pack_weight_panels against the formula of WeightPanels.h and hand
-computed bytes of DESIGN.md section 9's B operand; the shim's
+computed bytes of docs/Design.md section 9's B operand; the shim's
 mxgemm_pack_weights against it byte for byte; GEMMs of an embedded panel
 kernel on the facade; layout mismatches refused without a launch.
 """
@@ -86,7 +86,8 @@ def test_pack_weight_panels_keeps_dtype_and_rejects_bad_shapes():
                       (np.zeros((16, 64), np.uint8), "m16n16k128"),  # K % 128
                       (np.zeros((32, 64), np.uint16), "m32n32k64"),
                       (np.zeros(2048, np.uint8), "m32n32k64"),
-                      (np.zeros((32, 64), np.uint8), "m32n32k32")]:
+                      (np.zeros((32, 64), np.uint8), "m8n8k256"),  # 8 rows
+                      (np.zeros((32, 64), np.uint8), "32x32x64")]:
         with pytest.raises(ValueError):
             mxgemm.pack_weight_panels(bad, mfma)
 
@@ -318,7 +319,7 @@ def test_numpy_panels_feed_a_compiled_packed_kernel(ctx, mfma, m, n, k,
     # pack_weight_panels is what mxgemm-compile's packed_registers kernels
     # read: byte-identical Y to the same kernel with W staged through LDS.
     try:
-        mxgemm._find_compiler()
+        mxgemm.find_compiler()
     except mxgemm.CompileError as e:
         pytest.skip(str(e))
     rng = np.random.default_rng(3)

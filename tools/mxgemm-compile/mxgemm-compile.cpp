@@ -1,19 +1,23 @@
-//===- mxgemm-compile.cpp - AOT compiler for one mxgemm kernel
-//---------------===//
+//===- mxgemm-compile.cpp - AOT compiler for one mxgemm kernel ------------===//
 //
 // mxgemm-compile --n N --k K [--config '...'] -o kernel.hsaco
+// mxgemm-compile --tuning-db DB --entry NAME -o kernel.hsaco
+// mxgemm-compile --tuning-db DB --list
 // mxgemm-compile input.mlir -o kernel.hsaco [--emit=mlir|llvm|isa|hsaco]
-// Writes the code object and, for hsaco, a JSON sidecar beside it.
+// Writes the code object and, for hsaco, its kernel descriptor beside it.
+// Exit status: 0 compiled, 1 rejected by a diagnostic, 2 usage, 3 I/O.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Compiler/KernelCompiler.h"
+#include "mxgemm/Contract/TuningDatabase.h"
 #include "mxgemm/InitAll.h"
+#include "mxgemm/Support/Tool.h"
 
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -23,39 +27,51 @@
 #include "llvm/Support/ToolOutputFile.h"
 
 using namespace llvm;
-namespace mx = mlir::mxgemm;
+using namespace mxgemm; // ExitCode
+namespace mx = mxgemm;
+namespace contract = mxgemm::contract;
 
 static cl::OptionCategory category("mxgemm-compile options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("[input.mlir]"),
                                       cl::init(""), cl::cat(category));
-static cl::opt<std::string> outputFile("output", cl::desc("output file"),
+static cl::opt<std::string> outputFile("o",
+                                       cl::desc("output file ('-': stdout)"),
                                        cl::value_desc("file"), cl::init("-"),
                                        cl::cat(category));
-static cl::alias outputFileShort("o", cl::desc("alias for --output"),
-                                 cl::aliasopt(outputFile), cl::cat(category));
+static cl::alias outputFileLong("output", cl::desc("alias for -o"),
+                                cl::aliasopt(outputFile), cl::cat(category));
 static cl::opt<std::string>
     sidecarFile("sidecar",
-                cl::desc("JSON sidecar path (default: <output>.json)"),
+                cl::desc("kernel descriptor path (default: <output>.json)"),
                 cl::init(""), cl::cat(category));
 static cl::opt<int64_t> n("n", cl::desc("N (weight rows)"), cl::init(0),
                           cl::cat(category));
-static cl::opt<int64_t> k("k", cl::desc("K (reduction length)"), cl::init(0),
-                          cl::cat(category));
+static cl::opt<int64_t> k("k",
+                          cl::desc("K (reduction length, a multiple of 32)"),
+                          cl::init(0), cl::cat(category));
 static cl::opt<std::string>
     config("config",
            cl::desc("config fields, e.g. 'tile_m = 128, tile_n = 256' (the "
-                    "body of #mxgemm.config<...>)"),
+                    "body of #mxgemm.config<...>; default: the naive config)"),
            cl::init(""), cl::cat(category));
-static cl::opt<std::string> name("name", cl::desc("kernel name"), cl::init(""),
-                                 cl::cat(category));
-static cl::opt<std::string> xFormat("x-format",
-                                    cl::desc("e4m3 (default) or e5m2"),
+static cl::opt<std::string> tuningDb("tuning-db",
+                                     cl::desc("compile an entry of this tuning "
+                                              "database (with --entry)"),
+                                     cl::init(""), cl::cat(category));
+static cl::opt<std::string> entry("entry", cl::desc("tuning-database entry"),
+                                  cl::init(""), cl::cat(category));
+static cl::opt<bool>
+    listEntries("list",
+                cl::desc("check the --tuning-db and print its entry names"),
+                cl::init(false), cl::cat(category));
+static cl::opt<std::string> name("name",
+                                 cl::desc("kernel name (an identifier)"),
+                                 cl::init(""), cl::cat(category));
+static cl::opt<std::string> xFormat("x-format", cl::desc("e4m3 or e5m2"),
                                     cl::init("e4m3"), cl::cat(category));
-static cl::opt<std::string> wFormat("w-format",
-                                    cl::desc("e4m3 (default) or e5m2"),
+static cl::opt<std::string> wFormat("w-format", cl::desc("e4m3 or e5m2"),
                                     cl::init("e4m3"), cl::cat(category));
-static cl::opt<std::string> wScale("w-scale",
-                                   cl::desc("block32x32 (default) or per_row"),
+static cl::opt<std::string> wScale("w-scale", cl::desc("block32x32 or per_row"),
                                    cl::init("block32x32"), cl::cat(category));
 static cl::opt<std::string> outType("out-type", cl::desc("bf16 or f32"),
                                     cl::init("bf16"), cl::cat(category));
@@ -69,63 +85,110 @@ static cl::opt<mx::EmitStage> emit(
                clEnumValN(mx::EmitStage::LLVM, "llvm", "optimised LLVM IR"),
                clEnumValN(mx::EmitStage::ISA, "isa", "gfx950 assembly"),
                clEnumValN(mx::EmitStage::HSACO, "hsaco",
-                          "code object + sidecar")),
+                          "code object + kernel descriptor")),
     cl::cat(category));
 static cl::opt<bool> printIRAfterAll("print-ir-after-all",
                                      cl::desc("print the IR after each pass"),
                                      cl::init(false), cl::cat(category));
 
-static std::optional<std::string> fp8Type(StringRef s) {
-  if (s == "e4m3" || s == "f8E4M3FN")
-    return std::string("f8E4M3FN");
-  if (s == "e5m2" || s == "f8E5M2")
-    return std::string("f8E5M2");
-  return std::nullopt;
+static int fail(ExitCode code, const Twine &message) {
+  errs() << "mxgemm-compile: error: " << message << "\n";
+  return code;
 }
 
-static int fail(const Twine &message) {
-  errs() << "mxgemm-compile: error: " << message << "\n";
-  return 1;
+/// Reads and checks --tuning-db; on failure says why and returns the exit
+/// code in `status`.
+static std::optional<contract::TuningDatabase> readDatabase(int &status) {
+  auto buffer = MemoryBuffer::getFile(tuningDb);
+  if (!buffer) {
+    status = fail(ExitIO, "cannot read " + tuningDb + ": " +
+                              buffer.getError().message());
+    return std::nullopt;
+  }
+  contract::TuningDatabase db;
+  if (auto e = contract::TuningDatabase::parse((*buffer)->getBuffer(), db)) {
+    status = fail(ExitFailure, tuningDb + ": " + *e);
+    return std::nullopt;
+  }
+  return db;
+}
+
+/// The spec from --n/--k and the format flags, or from a database entry.
+static std::optional<mx::ProblemSpec> specFromFlags(mlir::MLIRContext &ctx,
+                                                    int &status) {
+  mx::ProblemSpec spec;
+  spec.name = name;
+  if (!tuningDb.empty()) {
+    std::optional<contract::TuningDatabase> db = readDatabase(status);
+    if (!db)
+      return std::nullopt;
+    const contract::TuningEntry *e = db->find(entry);
+    if (!e) {
+      status = fail(ExitFailure, tuningDb + ": no entry named '" + entry + "'");
+      return std::nullopt;
+    }
+    spec.problem = e->problem;
+    spec.config = e->config;
+    if (spec.name.empty())
+      spec.name = e->kernelName();
+    return spec;
+  }
+  auto x = contract::parseElementType(xFormat);
+  auto w = contract::parseElementType(wFormat);
+  auto s = contract::parseScaleGranularity(wScale);
+  auto o = contract::parseElementType(outType);
+  if (!x || !w || !s || !o) {
+    status = fail(ExitUsage, "--x-format/--w-format take e4m3 or e5m2, "
+                             "--w-scale block32x32 or per_row, --out-type "
+                             "bf16 or f32");
+    return std::nullopt;
+  }
+  spec.problem = {n, k, *x, *w, *s, *o};
+  if (!config.empty()) {
+    auto parsed = mx::parseConfigBody(&ctx, config);
+    if (mlir::failed(parsed)) {
+      status = ExitFailure; // the parser reported it
+      return std::nullopt;
+    }
+    spec.config = *parsed;
+  }
+  return spec;
 }
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv, "mxgemm AOT kernel compiler\n");
-
-  std::string source;
-  if (!inputFile.empty()) {
-    if (n || k)
-      return fail("give either an input file or --n/--k, not both");
-    auto buffer = MemoryBuffer::getFileOrSTDIN(inputFile);
-    if (!buffer)
-      return fail("cannot read " + inputFile + ": " +
-                  buffer.getError().message());
-    source = (*buffer)->getBuffer().str();
-  } else {
-    if (n <= 0 || k <= 0)
-      return fail("--n and --k must be positive (or give an input file)");
-    mx::ProblemSpec spec;
-    spec.n = n;
-    spec.k = k;
-    auto xf = fp8Type(xFormat), wf = fp8Type(wFormat);
-    if (!xf || !wf)
-      return fail("--x-format/--w-format must be e4m3 or e5m2");
-    spec.xFormat = *xf;
-    spec.wFormat = *wf;
-    if (wScale != "block32x32" && wScale != "per_row")
-      return fail("--w-scale must be block32x32 or per_row");
-    spec.wScale = wScale;
-    if (outType != "bf16" && outType != "f32")
-      return fail("--out-type must be bf16 or f32");
-    spec.outType = outType;
-    spec.config = config;
-    spec.name =
-        name.empty()
-            ? ("mxgemm_n" + std::to_string(n) + "_k" + std::to_string(k))
-            : name.getValue();
-    source = mx::buildProblemSource(spec);
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << mxgemm::getVersionLine() << "\nLLVM " << mx::getLLVMVersion() << "\n";
+  });
+  if (!cl::ParseCommandLineOptions(argc, argv, "mxgemm AOT kernel compiler\n",
+                                   &errs()))
+    return ExitUsage;
+  // lld's driver resets every cl::opt when it links: copy what is needed.
+  const std::string outPath = outputFile, sidecarPath = sidecarFile;
+  const mx::EmitStage stage = emit;
+  if (optLevel > 3)
+    return fail(ExitUsage, "-O takes 0-3, got " + Twine(optLevel.getValue()));
+  if (listEntries) {
+    if (tuningDb.empty())
+      return fail(ExitUsage, "--list needs --tuning-db");
+    int status = ExitSuccess;
+    std::optional<contract::TuningDatabase> db = readDatabase(status);
+    if (db)
+      for (const contract::TuningEntry &e : db->entries)
+        outs() << e.name << "\n";
+    return status;
   }
+  const bool fromFlags = n || k || !tuningDb.empty();
+  if (!inputFile.empty() && fromFlags)
+    return fail(ExitUsage, "give an input file or --n/--k or --tuning-db");
+  if (inputFile.empty() && !fromFlags)
+    return fail(ExitUsage, "give --n and --k, --tuning-db with --entry, or an "
+                           "input file");
+  if (tuningDb.empty() != entry.empty())
+    return fail(ExitUsage, "--tuning-db and --entry go together");
+  if (stage == mx::EmitStage::HSACO && outPath == "-" && sidecarPath.empty())
+    return fail(ExitUsage, "writing a code object to stdout needs --sidecar");
 
   mlir::DialectRegistry registry;
   mxgemm::registerAllDialects(registry);
@@ -133,47 +196,53 @@ int main(int argc, char **argv) {
   // Diagnostics name the op; whole-module dumps belong to --print-ir-after-all.
   ctx.printOpOnDiagnostic(false);
   SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      MemoryBuffer::getMemBufferCopy(
-          source, inputFile.empty() ? std::string("<problem>") : inputFile),
-      SMLoc());
   mlir::SourceMgrDiagnosticHandler diagnostics(sourceMgr, &ctx);
-  auto module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &ctx);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (!inputFile.empty()) {
+    std::string error;
+    auto buffer = mlir::openInputFile(inputFile, &error);
+    if (!buffer)
+      return fail(ExitIO, error);
+    sourceMgr.AddNewSourceBuffer(std::move(buffer), SMLoc());
+    module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &ctx);
+  } else {
+    int status = ExitSuccess;
+    std::optional<mx::ProblemSpec> spec = specFromFlags(ctx, status);
+    if (!spec)
+      return status;
+    if (auto error = mx::validateProblemSpec(*spec, chip))
+      return fail(ExitFailure, *error);
+    module = mx::buildProblem(&ctx, *spec, chip);
+  }
   if (!module)
-    return 1;
+    return ExitFailure;
 
   mx::CompileOptions options;
   options.chip = chip;
   options.optLevel = optLevel;
-  options.stage = emit;
+  options.stage = stage;
   options.printIRAfterAll = printIRAfterAll;
-  // lld's driver resets every cl::opt when it links, so read the options
-  // this tool still needs before compiling.
-  const std::string outPath = outputFile, sidecarPath = sidecarFile;
-  const mx::EmitStage stage = emit;
   auto result = mx::compileProblem(*module, options);
   if (mlir::failed(result))
-    return 1;
+    return ExitFailure;
 
   std::error_code ec;
   auto out = std::make_unique<ToolOutputFile>(
       outPath, ec,
       stage == mx::EmitStage::HSACO ? sys::fs::OF_None : sys::fs::OF_Text);
   if (ec)
-    return fail("cannot open " + outPath + ": " + ec.message());
+    return fail(ExitIO, "cannot open " + outPath + ": " + ec.message());
   out->os() << result->output;
   if (stage == mx::EmitStage::HSACO) {
-    if (outPath == "-" && sidecarPath.empty())
-      return fail("writing a code object to stdout needs --sidecar");
     std::string path = sidecarPath.empty() ? outPath + ".json" : sidecarPath;
-    result->sidecar["code_object"] = sys::path::filename(outPath).str();
+    if (outPath != "-")
+      result->descriptor.codeObject = sys::path::filename(outPath).str();
     auto side = std::make_unique<ToolOutputFile>(path, ec, sys::fs::OF_Text);
     if (ec)
-      return fail("cannot open " + path + ": " + ec.message());
-    side->os() << formatv("{0:2}", json::Value(std::move(result->sidecar)))
-               << "\n";
+      return fail(ExitIO, "cannot open " + path + ": " + ec.message());
+    side->os() << result->descriptor.toJson();
     side->keep();
   }
   out->keep();
-  return 0;
+  return ExitSuccess;
 }

@@ -46,7 +46,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--cases", default=os.path.join(ROOT, "..", "shared", "cases",
+    ap.add_argument("--cases", default=os.path.join(ROOT, "data", "cases",
                                                     "deepseek_v4_flash_tp2.tsv"))
     ap.add_argument("--out", default=None)
     ap.add_argument("--kinds", default="tuned,naive")

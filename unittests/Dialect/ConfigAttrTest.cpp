@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 
 using namespace mlir;
-using namespace mlir::mxgemm;
+using namespace mxgemm;
 
 namespace {
 class ConfigAttrTest : public ::testing::Test {

@@ -1,4 +1,4 @@
-//===- MfmaTest.cpp - MFMA register layouts against DESIGN.md section 9
+//===- MfmaTest.cpp - MFMA register layouts against docs/Design.md section 9
 //----===//
 //
 // Runs v_mfma_scale_f32_{32x32x64,16x16x128}_f8f6f4 (and the unscaled forms)

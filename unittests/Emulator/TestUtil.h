@@ -24,6 +24,15 @@ std::vector<uint8_t> assemble(const std::string &source);
 std::string kernelDescriptor(const std::string &name, unsigned kernargBytes,
                              unsigned ldsBytes = 0);
 
+/// Kernels with a metadata note (so kernelParams are laid out from
+/// `.args`): out[gid] = in[gid] + value with gid = workgroup * 64 + work-item
+/// (`add`, launched with 64-wide blocks; its metadata allows up to 256) or
+/// workgroup * 256 + work-item (`add256`, which requires 256x1x1); `oob`
+/// stores one dword past `out` (a checker finding).
+extern const char *const AddKernels;
+/// AddKernels assembled once.
+const std::vector<uint8_t> &addObject();
+
 } // namespace mxgemm::emu::test
 
 #endif // MXGEMM_UNITTESTS_EMULATOR_TESTUTIL_H

@@ -134,7 +134,7 @@ void splitDouble(double v, uint64_t &mant, int &exp) {
 }
 
 // The reference step: exact arithmetic on the field-decoded values; NaN/inf
-// by the IEEE rules stated in DESIGN.md section 1.
+// by the IEEE rules stated in docs/Design.md section 1.
 float exactStep(float acc, const uint8_t *a, FP8Format fa, const uint8_t *b,
                 FP8Format fb, const uint8_t *sa, const uint8_t *sb, int nb) {
   static_assert(LDBL_MANT_DIG >= 64, "test needs a >= 64-bit long double");

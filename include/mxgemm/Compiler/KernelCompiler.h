@@ -1,49 +1,55 @@
-//===- KernelCompiler.h - one problem in, one code object out ------*- C++
-//-*-===//
+//===- KernelCompiler.h - one problem in, one code object out ---*- C++ -*-===//
 //
 // The library behind mxgemm-compile, the AOT kernel library build and the
-// compiler-side C API: build the problem IR from a spec, run the
-// mxgemm-to-gfx950 pipeline, serialise, and describe the result (sidecar).
+// compiler-side C API: validate a problem spec once, build its IR with an
+// OpBuilder, run the mxgemm-to-gfx950 pipeline, serialise, and describe the
+// result with the contract's kernel descriptor.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef MXGEMM_COMPILER_KERNELCOMPILER_H
 #define MXGEMM_COMPILER_KERNELCOMPILER_H
 
-#include "mxgemm/Target/CodeObjectMetadata.h"
-#include "mxgemm/Target/Serialization.h"
+#include "mxgemm/Contract/KernelDescriptor.h"
+#include "mxgemm/Support/MLIR.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
-#include "llvm/Support/JSON.h"
 
 #include <string>
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 
-/// A GEMM problem family: everything but M, which is a runtime argument.
+/// A GEMM problem family and the config to compile it with; M is a runtime
+/// argument of the kernel.
 struct ProblemSpec {
-  std::string name = "mxgemm_kernel";
-  int64_t n = 0, k = 0;
-  std::string xFormat = "f8E4M3FN"; // or f8E5M2
-  std::string wFormat = "f8E4M3FN";
-  std::string wScale = "block32x32"; // or per_row
-  std::string outType = "bf16";      // or f32
-  /// Body of #mxgemm.config<...> (the text between the angle brackets), or
-  /// empty for the default config.
-  std::string config;
+  /// Kernel symbol; empty: "mxgemm_n<N>_k<K>".
+  std::string name;
+  ::mxgemm::contract::GemmProblem problem;
+  ::mxgemm::contract::KernelConfig config;
 };
 
-/// The default config when a spec gives none: 128x128x128 tiles of 2x2
-/// waves of 32x32x64 MFMAs with direct operand loads.
-std::string getDefaultConfigText();
+/// The kernel symbol `spec` gets (its name, or the default).
+std::string getKernelName(const ProblemSpec &spec);
 
-/// The problem as MLIR source: one func.func with one mxgemm.scaled_matmul.
-std::string buildProblemSource(const ProblemSpec &spec);
+/// The one validation of a spec, shared by mxgemm-compile and the C API: a
+/// kernel name that is an identifier ([A-Za-z_][A-Za-z0-9_$.]*, at most 256
+/// characters), a valid problem, a config the verifier accepts on `chip`,
+/// and the problem-config rules.
+::mxgemm::contract::ErrorMessage validateProblemSpec(const ProblemSpec &spec,
+                                                     llvm::StringRef chip);
 
-/// Parses `source` into a module of `ctx` (which must have the mxgemm
-/// registry); parse and verifier errors go to the context's diagnostics.
-OwningOpRef<ModuleOp> parseProblem(MLIRContext *ctx, llvm::StringRef source);
+/// Builds the problem (one func.func holding one mxgemm.scaled_matmul) into
+/// a new module of `ctx`, which must have the mxgemm registry. Returns null
+/// after emitting a diagnostic when the spec is invalid.
+OwningOpRef<ModuleOp> buildProblem(MLIRContext *ctx, const ProblemSpec &spec,
+                                   llvm::StringRef chip = "gfx950");
+
+/// Parses `body`, the text between the angle brackets of
+/// `#mxgemm.config<...>`, with the attribute parser (and nothing else: the
+/// whole text must be one config). Diagnostics go to `ctx`.
+FailureOr<::mxgemm::contract::KernelConfig>
+parseConfigBody(MLIRContext *ctx, llvm::StringRef body);
 
 enum class EmitStage { MLIR, LLVM, ISA, HSACO };
 
@@ -58,9 +64,9 @@ struct CompileOptions {
 struct CompileResult {
   /// MLIR/LLVM/ISA text, or the code object bytes for HSACO.
   std::string output;
-  /// For HSACO: the sidecar (kernel name, arguments, grid mapping,
-  /// resources read back from the code object).
-  llvm::json::Object sidecar;
+  /// For HSACO: the kernel descriptor (resources read back from the code
+  /// object, its SHA-256, the compiler versions).
+  ::mxgemm::contract::KernelDescriptor descriptor;
 };
 
 /// Runs the pipeline on `module` (in place) up to `options.stage`.
@@ -68,6 +74,10 @@ struct CompileResult {
 FailureOr<CompileResult> compileProblem(ModuleOp module,
                                         const CompileOptions &options);
 
-} // namespace mlir::mxgemm
+/// "mxgemm <version>, LLVM <version>" and the values the descriptor records.
+llvm::StringRef getMXGemmVersion();
+llvm::StringRef getLLVMVersion();
+
+} // namespace mxgemm
 
 #endif // MXGEMM_COMPILER_KERNELCOMPILER_H

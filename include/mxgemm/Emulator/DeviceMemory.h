@@ -1,10 +1,18 @@
-//===- DeviceMemory.h - bounds-checked device memory of the emulator -*- C++
-//-*-===//
+//===- DeviceMemory.h - emulator device memory ------------------*- C++ -*-===//
 //
 // The emulator owns every device allocation: host malloc'd blocks handed out
 // at synthetic 64-bit device addresses with guard gaps between them, so that
 // each global or buffer access of an emulated kernel is checked against the
 // allocation it falls in and a stray pointer cannot touch host memory.
+//
+// Thread safety is that of a standard container, and DeviceMemory has no
+// lock: allocate() and free() change the allocation map and must not run
+// concurrently with any other call on the same object; every other call
+// only reads the map and may run concurrently with other readers (a
+// launch's worker threads do). A host pointer from translate()/lookup() is
+// valid until its allocation is freed, so the caller must also keep free()
+// away while it uses one. The HIP facade meets all of this with its one
+// mutex (lib/HipEmu/HipFacade.cpp, docs/Emulator.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +22,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <mutex>
 
 namespace mxgemm::emu {
 
@@ -30,7 +37,8 @@ public:
   DeviceMemory &operator=(const DeviceMemory &) = delete;
   ~DeviceMemory();
 
-  /// Returns 0 on failure. Contents are zero-initialised.
+  /// Returns 0 on failure (no host memory, or no device addresses left).
+  /// Contents are zero-initialised.
   uint64_t allocate(size_t bytes);
   /// False if `address` is not the start of a live allocation.
   bool free(uint64_t address);
@@ -49,7 +57,6 @@ private:
     uint64_t size;
     uint8_t *host;
   };
-  mutable std::mutex Mutex;
   std::map<uint64_t, Block> Blocks;
   uint64_t Next = BaseAddress;
 };

@@ -2,7 +2,7 @@
 //
 // The launch API of the gfx950 emulator: run a kernel of a loaded code object
 // over a grid of wave64 workgroups with the hardware's initial register state,
-// on a small thread pool, with the correctness checkers of DESIGN.md section 6
+// on a small thread pool, with the correctness checkers of docs/Design.md section 6
 // (out-of-bounds, unwaited loads, LDS races, uninitialised data reaching a
 // store) and per-launch statistics. Timing is not modelled.
 //
@@ -50,7 +50,7 @@ struct Finding {
 llvm::StringRef findingKindName(Finding::Kind kind);
 void printFinding(llvm::raw_ostream &os, const Finding &finding);
 
-/// Instruction classes of the cycle model (/work/shared/PERF_MODEL.md),
+/// Instruction classes of the cycle model of the performance tools,
 /// from the MC opcode name: MFMA (v_mfma*), VMEM (global_/buffer_, including
 /// global->LDS), LDS (ds_*), SMEM (s_load/s_buffer_load), control (SOPP:
 /// s_waitcnt, s_barrier, branches, s_nop, s_setprio, s_endpgm, ...), SALU
@@ -123,6 +123,9 @@ struct LaunchStats : StatCounters {
   void printJson(llvm::raw_ostream &os) const;
 };
 
+/// The most worker threads one launch starts.
+constexpr unsigned kMaxLaunchThreads = 256;
+
 struct LaunchConfig {
   uint32_t grid[3] = {1, 1, 1};      // in workgroups
   uint32_t workgroup[3] = {0, 0, 0}; // in work-items; 0 = from metadata
@@ -134,7 +137,9 @@ struct LaunchConfig {
   /// Flat workgroup ids to run (x + y*gx + z*gx*gy); empty = all.
   std::vector<uint64_t> workgroupsToRun;
   bool checks = true;
-  unsigned threads = 0; // 0 = hardware concurrency
+  /// Worker threads; 0 = hardware concurrency. At most one per workgroup
+  /// run and at most kMaxLaunchThreads.
+  unsigned threads = 0;
   /// Instructions a wave runs before the scheduler switches waves (waves
   /// also switch at s_barrier and s_waitcnt).
   unsigned quantum = 64;
@@ -157,6 +162,69 @@ struct LaunchConfig {
   ExecObserver *observer = nullptr;
 };
 
+/// What is wrong with a rejected launch configuration; the HIP facade turns
+/// each into its hipError_t.
+enum class LaunchProblem {
+  /// Grid or workgroup shape: empty, too large for the target or the AQL
+  /// packet, or not what the kernel's metadata allows.
+  Configuration,
+  /// More LDS than a gfx950 workgroup has.
+  Resources,
+  /// Kernel arguments: a kernarg buffer that does not fit the kernel's
+  /// segment or misses explicit arguments, a `global_buffer` pointer outside
+  /// every allocation, a workgroup id outside the grid.
+  Argument,
+};
+
+/// A launch configuration rejected before anything ran.
+class LaunchConfigError : public llvm::ErrorInfo<LaunchConfigError> {
+public:
+  static char ID;
+  LaunchConfigError(LaunchProblem problem, std::string message)
+      : Problem(problem), Message(std::move(message)) {}
+  LaunchProblem problem() const { return Problem; }
+  void log(llvm::raw_ostream &os) const override { os << Message; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  LaunchProblem Problem;
+  std::string Message;
+};
+
+/// The work-items per workgroup a launch of `kernel` with `config` uses:
+/// the configured size, else the metadata's `.reqd_workgroup_size`, else
+/// (`.max_flat_workgroup_size` or 256) x 1 x 1.
+void resolveWorkgroupSize(const KernelInfo &kernel, const LaunchConfig &config,
+                          uint32_t size[3]);
+
+/// The kernarg segment size of `kernel`: the metadata's
+/// `.kernarg_segment_size` if the code object has a note, else the
+/// descriptor's kernarg_size. A kernarg buffer may not be larger.
+uint32_t kernargSegmentBytes(const KernelInfo &kernel);
+
+/// Checks `config` against the kernel and the gfx950 target model before a
+/// launch, with overflow-checked arithmetic for every size: workgroup and
+/// grid shape (a workgroup within the target's and the metadata's limits,
+/// `.reqd_workgroup_size` matched exactly, at most 2^32 - 1 work-items per
+/// grid dimension as in the AQL packet, a workgroup count that fits 64
+/// bits), LDS, the kernarg buffer (no larger than the segment, covering
+/// every explicit argument of the metadata), every non-null `global_buffer`
+/// argument inside an allocation of `memory`, and the workgroup ids to run.
+/// Failures are LaunchConfigError. launch() calls it first.
+llvm::Error checkLaunchConfig(const KernelInfo &kernel,
+                              const LaunchConfig &config,
+                              const DeviceMemory &memory);
+/// The two halves of checkLaunchConfig: shape, LDS and workgroup ids; and
+/// the kernarg buffer with its pointer arguments (the facade checks the
+/// shape before it reads the caller's argument pointers).
+llvm::Error checkLaunchShape(const KernelInfo &kernel,
+                             const LaunchConfig &config);
+llvm::Error checkLaunchArguments(const KernelInfo &kernel,
+                                 const LaunchConfig &config,
+                                 const DeviceMemory &memory);
+
 struct LaunchResult {
   std::vector<Finding> findings;
   uint64_t totalFindings = 0;
@@ -164,8 +232,11 @@ struct LaunchResult {
 };
 
 /// Run `kernel` of `object`. Returns an Error for conditions that stop the
-/// launch (bad configuration, an unsupported instruction operand form found
-/// at run time, a hung workgroup); checker findings are in the result.
+/// launch (a configuration checkLaunchConfig rejects, an unsupported
+/// instruction operand form found at run time, a hung workgroup); checker
+/// findings are in the result. `memory` is read by several worker threads
+/// at once and must not be changed (allocate/free) by anyone else while the
+/// launch runs (DeviceMemory.h).
 llvm::Expected<LaunchResult> launch(const CodeObject &object,
                                     const KernelInfo &kernel,
                                     const LaunchConfig &config,

@@ -38,21 +38,35 @@
  *   - Streams are bookkeeping only: every call, including the *Async ones
  *     and hipModuleLaunchKernel, runs to completion on the calling thread
  *     before it returns, so synchronisation calls just validate the handle.
- *   - hipModuleLoadData accepts a gfx950 code object (ELF). Not an AMDGPU
- *     code object: hipErrorInvalidImage; another GPU: hipErrorNoBinaryForGpu;
- *     an instruction the emulator does not model: hipErrorNotSupported. The
+ *   - hipModuleLoadData accepts a gfx950 code object (ELF). The image comes
+ *     without a size: its size is the end of the section header table as
+ *     the ELF header claims it, checked for consistency from the 64 header
+ *     bytes alone and at most mxgemmHipMaxImageBytes; the loader reads
+ *     exactly that many bytes. The caller's buffer must hold what its header
+ *     claims (nobody can check that). Not a usable AMDGPU code object:
+ *     hipErrorInvalidImage; another GPU: hipErrorNoBinaryForGpu; an
+ *     instruction the emulator does not model: hipErrorNotSupported. The
  *     reason goes to stderr.
  *   - hipModuleLaunchKernel: gridDim in workgroups, blockDim in work-items.
  *     Arguments come either from kernelParams (one pointer per explicit
  *     argument, copied to the offsets and sizes of the code object's `.args`
  *     metadata) or from extra = {HIP_LAUNCH_PARAM_BUFFER_POINTER, buf,
  *     HIP_LAUNCH_PARAM_BUFFER_SIZE, &size, HIP_LAUNCH_PARAM_END}; hidden
- *     arguments are filled in by the emulator. The emulator's checkers run
- *     on every launch: any finding (out-of-bounds access, unwaited load, LDS
- *     race, uninitialised data stored) is printed to stderr and the launch
- *     returns hipErrorLaunchFailure, as does an emulation error.
- *   - Every call is serialised by one process-wide mutex; the last error is
- *     per thread (hipGetLastError returns and clears it).
+ *     arguments are filled in by the emulator. Before anything runs:
+ *     blockDim must be at most the kernel's .max_flat_workgroup_size and
+ *     equal to its .reqd_workgroup_size if it has one, each dimension must
+ *     have at most 2^32 - 1 work-items, else hipErrorInvalidConfiguration;
+ *     LDS over the workgroup's hipErrorLaunchOutOfResources; a kernarg
+ *     buffer larger than the kernel's kernarg segment or short of its
+ *     explicit arguments, or a non-null global_buffer argument outside every
+ *     allocation, hipErrorInvalidValue. The emulator's checkers run on every
+ *     launch: any finding (out-of-bounds access, unwaited load, LDS race,
+ *     uninitialised data stored) is printed to stderr and the launch returns
+ *     hipErrorLaunchFailure, as does an emulation error.
+ *   - Any number of threads may call the facade at once: one process-wide
+ *     mutex serialises every call that touches device memory, modules or
+ *     streams (launches included); the last error is per thread
+ *     (hipGetLastError returns and clears it).
  *
  * Environment (read at each launch):
  *   MXGEMM_EMU_WORKGROUPS=a,b,c  run only these flat workgroup ids
@@ -166,6 +180,11 @@ enum {
   mxgemmHipPropGcnArchName = 1160,                     /* char[256] */
   mxgemmHipPropMaxSharedMemoryPerMultiProcessor = 1416 /* size_t */
 };
+/* The largest code object hipModuleLoadData accepts: the size an image's
+ * ELF header claims (docs/Emulator.md, "Images without a size"). The
+ * runtime shim's kernels are tens of KiB. */
+enum { mxgemmHipMaxImageBytes = 64 << 20 };
+
 /* Opaque here; pass a real hipDeviceProp_tR0600 (or 1472 bytes). */
 typedef struct hipDeviceProp_tR0600 hipDeviceProp_tR0600;
 

@@ -1,6 +1,6 @@
 //===- MXNumerics.h - bit-exact MX (OCP MXFP8) arithmetic -------*- C++ -*-===//
 //
-// The numeric contract of DESIGN.md section 1, shared by the CPU reference
+// The numeric contract of docs/Design.md section 1, shared by the CPU reference
 // and the emulator's MFMA so that both round identically: FP8 decoding, E8M0
 // scales, one exact-sum-then-round-once FP32 accumulation per MFMA K-step,
 // and BF16 round-to-nearest-even. No MLIR or LLVM dependency.
@@ -9,6 +9,8 @@
 
 #ifndef MXGEMM_NUMERICS_MXNUMERICS_H
 #define MXGEMM_NUMERICS_MXNUMERICS_H
+
+#include "mxgemm/Contract/Formats.h"
 
 #include <cstdint>
 
@@ -20,7 +22,7 @@ enum class FP8Format : uint8_t { E4M3 = 0, E5M2 = 1 };
 /// Value of an FP8 encoding (NaN and, for E5M2, +-inf as IEEE doubles).
 double decodeFP8(uint8_t bits, FP8Format format);
 
-/// One MFMA K-step for one output element (DESIGN.md section 1):
+/// One MFMA K-step for one output element (docs/Design.md section 1):
 ///   acc' = round_to_fp32_rne(acc + sum_b 2^(sa[b]-127) * 2^(sb[b]-127) *
 ///                                   sum_{i<32} a[32b+i] * b[32b+i])
 /// with the sum computed exactly and rounded once (subnormals kept).
@@ -37,9 +39,10 @@ uint16_t fp32ToBf16(float value);
 /// BF16 bits -> FP32 (exact).
 float bf16ToFp32(uint16_t bits);
 
-/// Granularity of the weight scales (DESIGN.md section 1): one E8M0 scale per
-/// row and 32-element K-block (OCP MX), or one per 32x32 (row, K) block.
-enum class ScaleGranularity : uint8_t { PerRow = 0, Block32x32 = 1 };
+/// Granularity of the weight scales (docs/Design.md section 1): one E8M0
+/// scale per row and 32-element K-block (OCP MX), or one per 32x32 (row, K)
+/// block. The contract's enum (one spelling per format).
+using ::mxgemm::contract::ScaleGranularity;
 
 /// E8M0 encoding of NaN; every other byte e means 2^(e - 127).
 constexpr uint8_t kE8M0NaN = 255;

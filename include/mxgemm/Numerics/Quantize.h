@@ -5,7 +5,7 @@
 // deterministic random MX operands for tests and benchmarks. Random data is
 // derived from raw std::mt19937_64 draws only, so a seed gives the same bytes
 // on every platform and standard library, and every 32-block gets its own
-// random scale (a uniform scale would hide layout bugs, see DESIGN.md
+// random scale (a uniform scale would hide layout bugs, see docs/Design.md
 // section 9).
 //
 //===----------------------------------------------------------------------===//

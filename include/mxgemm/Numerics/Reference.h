@@ -1,6 +1,6 @@
 //===- Reference.h - CPU reference for block-scaled MXFP8 GEMMs -*- C++ -*-===//
 //
-// The CPU reference of DESIGN.md section 1: Y = X . W^T with per-32 E8M0
+// The CPU reference of docs/Design.md section 1: Y = X . W^T with per-32 E8M0
 // scales, accumulated in FP32 one MFMA K-step at a time through
 // mxStepAccumulate, so that a correct kernel (and the emulator) reproduces it
 // bit for bit. Blocked and multi-threaded, and able to compute only some

@@ -211,7 +211,7 @@ MXGEMM_API mxgemm_status mxgemm_gemm(mxgemm_context *context,
    preparation, not a per-call step. NOT_SUPPORTED if the kernel reads
    row-major W (nothing to pack); NOT_ELIGIBLE if the problem has no kernel
    (plan rules as mxgemm_query). The layout is defined in
-   include/mxgemm/Support/WeightPanels.h and docs/Runtime.md. */
+   include/mxgemm/Contract/WeightPanels.h and docs/Runtime.md. */
 MXGEMM_API mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
                                              const mxgemm_problem *problem,
                                              const void *w, void *packed,
@@ -226,10 +226,17 @@ MXGEMM_API mxgemm_status mxgemm_kernel_get(size_t index,
 MXGEMM_API mxgemm_status mxgemm_kernel_code_object(size_t index,
                                                    const void **data,
                                                    size_t *bytes);
+/* The kernel descriptor of kernel `index` (JSON, format_version 2: problem,
+   config, MFMA, grid, arguments, layouts, resources, code-object SHA-256;
+   docs/Runtime.md), NUL-terminated, valid while the library is loaded; NULL
+   if `index` is out of range. */
+MXGEMM_API const char *mxgemm_kernel_descriptor(size_t index);
 /* Output tile of workgroup `workgroup` under `plan` (rows [row, row +
    program_tile_m) x cols [col, col + tile_n), clipped to M), using the same
    program-id -> tile swizzle the kernel was compiled with (group_m x group_n
-   groups, XCD remap; include/mxgemm/Support/TileGrouping.h). */
+   groups, XCD remap; include/mxgemm/Contract/TileGrouping.h). Every field
+   of the plan is checked: a caller-built plan that describes no grid, or a
+   workgroup past it, is INVALID_ARGUMENT. */
 MXGEMM_API mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
                                                     uint32_t workgroup,
                                                     int64_t *row, int64_t *col);

@@ -11,7 +11,7 @@
 #ifndef MXGEMM_TARGET_SERIALIZATION_H
 #define MXGEMM_TARGET_SERIALIZATION_H
 
-#include "mlir/Support/LLVM.h"
+#include "mxgemm/Support/MLIR.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -22,10 +22,9 @@ class LLVMContext;
 class Module;
 } // namespace llvm
 
-namespace mlir {
-namespace gpu {
+namespace mlir::gpu {
 class GPUModuleOp;
-} // namespace gpu
+} // namespace mlir::gpu
 
 namespace mxgemm {
 
@@ -42,7 +41,7 @@ struct SerializeOptions {
 /// (triple, data layout, code object version) and runs the LLVM
 /// optimisation pipeline at `optLevel`. Errors are emitted as diagnostics.
 FailureOr<std::unique_ptr<llvm::Module>>
-translateAndOptimize(gpu::GPUModuleOp kernels, llvm::LLVMContext &ctx,
+translateAndOptimize(mlir::gpu::GPUModuleOp kernels, llvm::LLVMContext &ctx,
                      const SerializeOptions &options);
 
 /// Runs the AMDGPU backend: assembly text if `assembly`, else a relocatable
@@ -56,6 +55,5 @@ llvm::Expected<std::string> emitMachineCode(llvm::Module &module,
 llvm::Expected<std::string> linkCodeObject(llvm::StringRef relocatable);
 
 } // namespace mxgemm
-} // namespace mlir
 
 #endif // MXGEMM_TARGET_SERIALIZATION_H

@@ -186,6 +186,9 @@ struct TargetModel {
   // Cache).
   double hbmBytesPerSecond;
   int64_t l2BytesPerXcd, mallBytes;
+  /// HBM capacity (288 GB, same source; counted in GiB as HIP reports
+  /// totalGlobalMem).
+  int64_t hbmBytes;
 
   /// The scaled-MFMA instructions, by MfmaShape.
   MfmaInstruction mfma[2];
@@ -234,6 +237,7 @@ inline constexpr TargetModel kGFX950 = {
     /*hbmBytesPerSecond=*/8.0e12,
     /*l2BytesPerXcd=*/4 << 20,
     /*mallBytes=*/int64_t(256) << 20,
+    /*hbmBytes=*/int64_t(288) << 30,
     /*mfma=*/
     {{MfmaShape::M32N32K64, "v_mfma_scale_f32_32x32x64_f8f6f4", 32, 32, 64,
       64, 32},

@@ -27,13 +27,36 @@
 
 // -----
 
-// expected-error @+1 {{tile sizes must be positive, got tile_m = 0, tile_n = 128, tile_k = 128}}
+// expected-error @+1 {{tile sizes must be in 1..4096, got tile_m = 0, tile_n = 128, tile_k = 128}}
 #c = #mxgemm.config<tile_m = 0>
 
 // -----
 
-// expected-error @+1 {{waves_m and waves_n must be positive, got 0 x 2}}
+// expected-error @+1 {{waves_m and waves_n must be in 1..16, got 0 x 2}}
 #c = #mxgemm.config<waves_m = 0>
+
+// -----
+
+// Products of huge fields must not wrap (waves_m * waves_n would be 0 and
+// the next check would divide by it).
+// expected-error @+1 {{waves_m and waves_n must be in 1..16, got 4611686018427387904 x 4}}
+#c = #mxgemm.config<waves_m = 4611686018427387904, waves_n = 4>
+
+// -----
+
+// expected-error @+1 {{tile sizes must be in 1..4096, got tile_m = 128, tile_n = 9223372036854775807, tile_k = 128}}
+#c = #mxgemm.config<tile_n = 9223372036854775807>
+
+// -----
+
+// A group this large would make the kernel's band size wrap: rejected.
+// expected-error @+1 {{group_m must be in 1..65536 and group_n in 0..65536, got 4611686018427387904 x 2}}
+#c = #mxgemm.config<group_m = 4611686018427387904, group_n = 2>
+
+// -----
+
+// expected-error @+1 {{group_m must be in 1..65536 and group_n in 0..65536, got 9223372036854775807 x 9223372036854775807}}
+#c = #mxgemm.config<group_m = 9223372036854775807, group_n = 9223372036854775807>
 
 // -----
 
@@ -62,7 +85,7 @@
 
 // -----
 
-// expected-error @+1 {{group_m must be positive and group_n non-negative, got 0 x 0}}
+// expected-error @+1 {{group_m must be in 1..65536 and group_n in 0..65536, got 0 x 0}}
 #c = #mxgemm.config<group_m = 0>
 
 // -----
@@ -170,7 +193,7 @@ func.func @k_mismatch(%x: memref<?x128xf8E4M3FN>, %xs: memref<?x4xf8E8M0FNU>,
 func.func @k_not_block_multiple(%x: memref<?x48xf8E4M3FN>, %xs: memref<?x1xf8E8M0FNU>,
                                 %w: memref<64x48xf8E4M3FN>, %ws: memref<64x1xf8E8M0FNU>,
                                 %y: memref<?x64xbf16>) {
-  // expected-error @+1 {{K (48) must be a multiple of 32, the MX scale block}}
+  // expected-error @+1 {{K must be a multiple of 32 (one E8M0 scale per 32 elements), got 48}}
   mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
       {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
        w_scale = #mxgemm.w_scale<per_row>}
@@ -306,4 +329,47 @@ func.func @panels_and_lds(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
       : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
         memref<8xf8E8M0FNU>, vector<16xf32>
   return %r : vector<16xf32>
+}
+
+// -----
+
+func.func @n_zero(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
+                  %w: memref<0x64xf8E4M3FN>, %ws: memref<0x2xf8E8M0FNU>,
+                  %y: memref<?x0xbf16>) {
+  // expected-error @+1 {{N and K must be in 1..16777216, got N = 0, K = 64}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x64xf8E4M3FN>, memref<?x2xf8E8M0FNU>, memref<0x64xf8E4M3FN>,
+        memref<0x2xf8E8M0FNU> into memref<?x0xbf16>
+  return
+}
+
+// -----
+
+func.func @k_zero(%x: memref<?x0xf8E4M3FN>, %xs: memref<?x0xf8E8M0FNU>,
+                  %w: memref<64x0xf8E4M3FN>, %ws: memref<64x0xf8E8M0FNU>,
+                  %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{N and K must be in 1..16777216, got N = 64, K = 0}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x0xf8E4M3FN>, memref<?x0xf8E8M0FNU>, memref<64x0xf8E4M3FN>,
+        memref<64x0xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+// N past the limit: the byte count of W (N * K) must stay far from int64.
+func.func @n_huge(%x: memref<?x128xf8E4M3FN>, %xs: memref<?x4xf8E8M0FNU>,
+                  %w: memref<33554432x128xf8E4M3FN>, %ws: memref<33554432x4xf8E8M0FNU>,
+                  %y: memref<?x33554432xbf16>) {
+  // expected-error @+1 {{N and K must be in 1..16777216, got N = 33554432, K = 128}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x128xf8E4M3FN>, memref<?x4xf8E8M0FNU>, memref<33554432x128xf8E4M3FN>,
+        memref<33554432x4xf8E8M0FNU> into memref<?x33554432xbf16>
+  return
 }

@@ -21,20 +21,23 @@ int main() {
   mlir::DialectRegistry registry;
   mxgemm::registerAllDialects(registry);
   mlir::MLIRContext ctx(registry);
-  mlir::mxgemm::ProblemSpec spec;
+  mxgemm::ProblemSpec spec;
   spec.name = "consumer_cxx_gemm";
-  spec.n = 256;
-  spec.k = 256;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::mxgemm::parseProblem(&ctx, mlir::mxgemm::buildProblemSource(spec));
+  spec.problem.n = 256;
+  spec.problem.k = 256;
+  mlir::OwningOpRef<mlir::ModuleOp> module = mxgemm::buildProblem(&ctx, spec);
   if (!module)
     return 1;
-  auto result = mlir::mxgemm::compileProblem(*module, {});
+  auto result = mxgemm::compileProblem(*module, {});
   if (mlir::failed(result) || result->output.compare(0, 4, kElfMagic, 4) != 0)
     return 1;
-  const llvm::json::Object &sidecar = result->sidecar;
-  std::printf("compile-kernel-cxx: %s, %zu bytes\n",
-              sidecar.getString("kernel").value_or("?").str().c_str(),
-              result->output.size());
+  // The kernel descriptor is the contract's type: it round-trips as JSON.
+  mxgemm::contract::KernelDescriptor back;
+  if (mxgemm::contract::KernelDescriptor::parse(result->descriptor.toJson(),
+                                                back))
+    return 1;
+  std::printf("compile-kernel-cxx: %s, %zu bytes, %lld-thread workgroups\n",
+              back.kernel.c_str(), result->output.size(),
+              (long long)back.workgroupSize);
   return 0;
 }

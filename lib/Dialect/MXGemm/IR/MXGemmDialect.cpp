@@ -11,7 +11,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
-using namespace mlir::mxgemm;
+using namespace mxgemm;
 
 #include "mxgemm/Dialect/MXGemm/IR/MXGemmDialect.cpp.inc"
 #include "mxgemm/Dialect/MXGemm/IR/MXGemmEnums.cpp.inc"

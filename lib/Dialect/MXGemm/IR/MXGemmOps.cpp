@@ -1,19 +1,18 @@
-//===- MXGemmOps.cpp - mxgemm op verifiers
-//-----------------------------------===//
+//===- MXGemmOps.cpp - mxgemm op verifiers --------------------------------===//
 //
-// Shape and type rules of the problem-level GEMM (DESIGN.md section 1) and
-// of the mid-level ops the passes lower through.
+// Shape and type rules of the problem-level GEMM (docs/Design.md section 1)
+// and of the mid-level ops the passes lower through. The problem limits and
+// the config-vs-problem rules are the contract's (Contract/Problem.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
-#include "mxgemm/Support/GFX950.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
-using namespace mlir::mxgemm;
+using namespace mxgemm;
 
 /// Two extents agree if either is dynamic or they are equal.
 static bool compatible(int64_t a, int64_t b) {
@@ -24,7 +23,20 @@ static std::string dimStr(int64_t d) {
   return ShapedType::isDynamic(d) ? "?" : std::to_string(d);
 }
 
+::mxgemm::contract::GemmProblem ScaledMatmulOp::getProblem() {
+  ::mxgemm::contract::GemmProblem p;
+  p.n = getN();
+  p.k = getK();
+  // The op's type constraints admit exactly the formats mapped here.
+  p.xType = *toContractElementType(getX().getType().getElementType());
+  p.wType = *toContractElementType(getW().getType().getElementType());
+  p.wScale = toContract(getWScale());
+  p.outType = *toContractElementType(getY().getType().getElementType());
+  return p;
+}
+
 LogicalResult ScaledMatmulOp::verify() {
+  namespace contract = ::mxgemm::contract;
   MemRefType xTy = getX().getType(), xsTy = getXScales().getType();
   MemRefType wTy = getW().getType(), wsTy = getWScales().getType();
   MemRefType yTy = getY().getType();
@@ -35,19 +47,16 @@ LogicalResult ScaledMatmulOp::verify() {
   if (xTy.getDimSize(1) != k)
     return emitOpError("X has K = ")
            << dimStr(xTy.getDimSize(1)) << " but W has K = " << k;
-  if (k % ::mxgemm::gfx950::kScaleBlock != 0)
-    return emitOpError("K (") << k
-                              << ") must be a multiple of 32, the MX "
-                                 "scale block";
-  int64_t kBlocks = k / ::mxgemm::gfx950::kScaleBlock;
+  // N and K limits and K % 32 first: the shapes below are derived from them.
+  if (contract::ErrorMessage error = contract::validateProblem(getProblem()))
+    return emitOpError() << *error;
+  const contract::GemmProblem problem = getProblem();
+  const int64_t kBlocks = problem.scaleColumns();
   int64_t m = xTy.getDimSize(0);
   if (!compatible(xsTy.getDimSize(0), m) || xsTy.getDimSize(1) != kBlocks)
     return emitOpError("X scales must have shape [M, K/32] = [")
            << dimStr(m) << ", " << kBlocks << "], got " << xsTy;
-  int64_t wsRows = getWScale() == WeightScaleGranularity::PerRow
-                       ? n
-                       : (n + ::mxgemm::gfx950::kScaleBlock - 1) /
-                             ::mxgemm::gfx950::kScaleBlock;
+  int64_t wsRows = problem.weightScaleRows();
   if (wsTy.getDimSize(0) != wsRows || wsTy.getDimSize(1) != kBlocks)
     return emitOpError("W scales with granularity ")
            << stringifyWeightScaleGranularity(getWScale())
@@ -67,13 +76,9 @@ LogicalResult ScaledMatmulOp::verify() {
                               "layout), got "
                            << ty;
   }
-  ConfigAttr config = getConfig();
-  if (n % config.getTileN() != 0)
-    return emitOpError("N (") << n << ") must be a multiple of tile_n ("
-                              << config.getTileN() << ")";
-  if (k % config.getTileK() != 0)
-    return emitOpError("K (") << k << ") must be a multiple of tile_k ("
-                              << config.getTileK() << ")";
+  if (contract::ErrorMessage error =
+          contract::verifyProblemConfig(problem, getConfig().getKernelConfig()))
+    return emitOpError() << *error;
   return success();
 }
 
@@ -86,7 +91,7 @@ LogicalResult ScaledMatmulOp::verify() {
 static LogicalResult verifyWaveTile(Operation *op, MfmaShape mfma,
                                     int64_t waveM, int64_t waveN,
                                     int64_t accSize) {
-  int64_t mn = mfma == MfmaShape::M32N32K64 ? 32 : 16;
+  int64_t mn = ::mxgemm::target::kGFX950.getMfma(toContract(mfma)).m;
   if (waveM % mn != 0 || waveN % mn != 0)
     return op->emitOpError("wave tile ")
            << waveM << "x" << waveN << " is not a multiple of the " << mn << "x"

@@ -1,5 +1,4 @@
-//===- GroupTiles.cpp - mxgemm-group-tiles: program id -> tile
-//----------------===//
+//===- GroupTiles.cpp - mxgemm-group-tiles: program id -> tile ------------===//
 //
 // Expands mxgemm.program_tile into index arithmetic. The mapping decides
 // which tiles run concurrently and therefore how much operand data they
@@ -7,19 +6,20 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxgemm/Contract/TileGrouping.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
-#include "mxgemm/Support/TileGrouping.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/Debug.h"
+
+using namespace mlir;
 
 #define DEBUG_TYPE "mxgemm-group-tiles"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DEF_MXGEMMGROUPTILES
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
-} // namespace mlir::mxgemm
 
-namespace mlir::mxgemm {
 namespace {
 
 /// TileGrouping.h's arithmetic policy over index-typed arith ops.
@@ -43,9 +43,9 @@ struct IndexTileArith {
 void expandProgramTile(ProgramTileOp op) {
   OpBuilder b(op);
   IndexTileArith arith{b, op.getLoc()};
-  auto [tileM, tileN] = ::mxgemm::mapProgramToTile(
+  auto [tileM, tileN] = ::mxgemm::contract::mapProgramToTile(
       arith, op.getPid(), op.getNumTilesM(), op.getNumTilesN(), op.getGroupM(),
-      op.getGroupN(), op.getXcdRemap());
+      op.getGroupN(), op.getXcdRemap(), op.getNumXcds());
   op.replaceAllUsesWith(ValueRange{tileM, tileN});
   op.erase();
 }
@@ -56,10 +56,18 @@ struct MXGemmGroupTilesPass
   void runOnOperation() override {
     SmallVector<ProgramTileOp> ops;
     getOperation()->walk([&](ProgramTileOp op) { ops.push_back(op); });
-    for (ProgramTileOp op : ops)
+    for (ProgramTileOp op : ops) {
+      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": group_m = " << op.getGroupM()
+                              << ", group_n = " << op.getGroupN()
+                              << ", xcd_remap = " << op.getXcdRemap() << "\n");
+      // group_m = 1, group_n = 0 without remapping is plain row-major.
+      if (op.getGroupM() != 1 || op.getGroupN() != 0 || op.getXcdRemap())
+        ++numGroupedOrders;
       expandProgramTile(op);
+      ++numProgramTiles;
+    }
   }
 };
 
 } // namespace
-} // namespace mlir::mxgemm
+} // namespace mxgemm

@@ -1,28 +1,24 @@
-//===- KernelABI.cpp - the mxgemm kernel ABI in IR terms
-//---------------------===//
+//===- KernelABI.cpp - the mxgemm kernel ABI in IR terms ------------------===//
 //
-// Argument types of the generated kernels (DESIGN.md section 4).
+// The kernel signature of docs/Design.md section 4, built from the
+// contract's argument list (Contract/KernelABI.h) so that the IR and the
+// kernel descriptor name the same arguments in the same order.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
+#include "mxgemm/Contract/KernelABI.h"
 
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
-using namespace mlir::mxgemm;
+using namespace mxgemm;
+namespace contract = ::mxgemm::contract;
 
-static std::string typeName(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
-KernelSignature mlir::mxgemm::getKernelSignature(MLIRContext *ctx,
-                                                 ScaledMatmulOp op) {
+KernelSignature mxgemm::getKernelSignature(MLIRContext *ctx,
+                                           ScaledMatmulOp op) {
   Builder b(ctx);
-  int64_t n = op.getN(), k = op.getK();
+  const contract::GemmProblem problem = op.getProblem();
   Type xElem = op.getX().getType().getElementType();
   Type wElem = op.getW().getType().getElementType();
   Type yElem = op.getY().getType().getElementType();
@@ -31,20 +27,32 @@ KernelSignature mlir::mxgemm::getKernelSignature(MLIRContext *ctx,
     return MemRefType::get({size}, elem);
   };
   KernelSignature sig;
-  sig.argTypes = {flat(kRuntimeSizedExtent, xElem),
-                  flat(kRuntimeSizedExtent, scale),
-                  flat(n * k, wElem),
-                  flat(op.getWScales().getType().getNumElements(), scale),
-                  flat(kRuntimeSizedExtent, yElem),
-                  b.getI32Type()};
+  for (const contract::KernelArgument &arg :
+       contract::kernelArguments(problem, op.getConfig().getKernelConfig())) {
+    Type type;
+    if (arg.name == contract::kArgX)
+      type = flat(kRuntimeSizedExtent, xElem);
+    else if (arg.name == contract::kArgXScales)
+      type = flat(kRuntimeSizedExtent, scale);
+    else if (arg.name == contract::kArgW)
+      type = flat(problem.n * problem.k, wElem);
+    else if (arg.name == contract::kArgWScales)
+      type = flat(problem.weightScaleRows() * problem.scaleColumns(), scale);
+    else if (arg.name == contract::kArgY)
+      type = flat(kRuntimeSizedExtent, yElem);
+    else if (arg.name == contract::kArgM)
+      type = b.getI32Type();
+    assert(type && "an argument of the contract has no IR type here");
+    sig.argTypes.push_back(type);
+  }
+  auto name = [&](auto s) { return b.getStringAttr(std::string_view(s)); };
   sig.problem = b.getDictionaryAttr({
-      b.getNamedAttr("n", b.getI64IntegerAttr(n)),
-      b.getNamedAttr("k", b.getI64IntegerAttr(k)),
-      b.getNamedAttr("x_format", b.getStringAttr(typeName(xElem))),
-      b.getNamedAttr("w_format", b.getStringAttr(typeName(wElem))),
-      b.getNamedAttr("w_scale", b.getStringAttr(stringifyWeightScaleGranularity(
-                                    op.getWScale()))),
-      b.getNamedAttr("out_type", b.getStringAttr(typeName(yElem))),
+      b.getNamedAttr("n", b.getI64IntegerAttr(problem.n)),
+      b.getNamedAttr("k", b.getI64IntegerAttr(problem.k)),
+      b.getNamedAttr("x_format", name(elementTypeName(problem.xType))),
+      b.getNamedAttr("w_format", name(elementTypeName(problem.wType))),
+      b.getNamedAttr("w_scale", name(scaleGranularityName(problem.wScale))),
+      b.getNamedAttr("out_type", name(elementTypeName(problem.outType))),
   });
   return sig;
 }

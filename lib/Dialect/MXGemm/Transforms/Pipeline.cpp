@@ -1,5 +1,4 @@
-//===- Pipeline.cpp - mxgemm-pipeline: N-stage software pipelining
-//------------===//
+//===- Pipeline.cpp - mxgemm-pipeline: N-stage software pipelining --------===//
 //
 // Turns the staged K loop (copy tile t, wait, barrier, compute t, barrier)
 // into an N-stage pipeline over the LDS ring: a prologue issues the copies of
@@ -26,10 +25,13 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/Support/Debug.h"
+
+using namespace mlir;
 
 #define DEBUG_TYPE "mxgemm-pipeline"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DEF_MXGEMMPIPELINE
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
 
@@ -41,10 +43,12 @@ std::optional<int64_t> constantIndex(Value v) {
   return std::nullopt;
 }
 
-LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
+/// Pipelines `loop` `stages` deep; returns the number of copies issued in
+/// the prologue.
+FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages) {
   SmallVector<CopyToLdsOp> copies(loop.getBody()->getOps<CopyToLdsOp>());
   if (copies.empty())
-    return success();
+    return 0;
   SmallVector<WaitCopiesOp> waits(loop.getBody()->getOps<WaitCopiesOp>());
   if (waits.size() != 1)
     return loop.emitOpError("staged K loop must have exactly one "
@@ -120,7 +124,10 @@ LogicalResult pipelineLoop(scf::ForOp loop, int64_t stages) {
     c.getK0Mutable().assign(aheadK);
   }
   release.erase();
-  return success();
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": " << stages << " stages, "
+                          << copies.size() << " copies per tile, wait vmcnt("
+                          << (stages - 2) * loadsPerTile << ")\n");
+  return (stages - 1) * static_cast<int64_t>(copies.size());
 }
 
 struct MXGemmPipelinePass
@@ -142,11 +149,17 @@ struct MXGemmPipelinePass
         loop.emitOpError("pipeline depth must be in 1..4, got ") << n;
         return signalPassFailure();
       }
-      if (n > 1 && failed(pipelineLoop(loop, n)))
+      if (n == 1)
+        continue;
+      FailureOr<int64_t> prologueCopies = pipelineLoop(loop, n);
+      if (failed(prologueCopies))
         return signalPassFailure();
+      ++numPipelinedLoops;
+      numPipelineStages += n;
+      numPrologueCopies += *prologueCopies;
     }
   }
 };
 
 } // namespace
-} // namespace mlir::mxgemm
+} // namespace mxgemm

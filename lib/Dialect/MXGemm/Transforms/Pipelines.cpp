@@ -1,14 +1,16 @@
-//===- Pipelines.cpp - the mxgemm-to-gfx950 pipeline
-//------------------------===//
+//===- Pipelines.cpp - the mxgemm-to-gfx950 pipeline ----------------------===//
 //
-// Order matters: tiling creates the kernel, grouping and MMA lowering refine
-// it inside the gpu.module, and only then does the upstream ROCDL conversion
-// see plain gpu/vector/memref/amdgpu IR.
+// Order matters: tiling creates the kernel, grouping and staging refine it
+// inside the gpu.module, the conversion takes every mxgemm op out, and only
+// then does the upstream ROCDL conversion see plain gpu/vector/memref/amdgpu
+// IR; the Target-layer annotation works on its LLVM-dialect result.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Dialect/MXGemm/Transforms/Pipelines.h"
+#include "mxgemm/Conversion/Passes.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
+#include "mxgemm/Target/Passes.h"
 
 #include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
 #include "mlir/Conversion/Passes.h"
@@ -21,8 +23,10 @@
 
 using namespace mlir;
 
-void mxgemm::buildMXGemmToGFX950Pipeline(OpPassManager &pm,
-                                         const MXGemmToGFX950Options &options) {
+namespace mxgemm {
+
+void buildMXGemmToGFX950Pipeline(OpPassManager &pm,
+                                 const MXGemmToGFX950Options &options) {
   MXGemmTileOptions tile;
   tile.chip = options.chip;
   pm.addPass(createMXGemmTile(tile));
@@ -30,7 +34,7 @@ void mxgemm::buildMXGemmToGFX950Pipeline(OpPassManager &pm,
   kernels.addPass(createMXGemmGroupTiles());
   kernels.addPass(createMXGemmStageCopies());
   kernels.addPass(createMXGemmPipeline());
-  kernels.addPass(createMXGemmLowerMma());
+  kernels.addPass(createConvertMXGemmToAMDGPU());
   kernels.addPass(createMXGemmScheduleMfma());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
@@ -51,10 +55,12 @@ void mxgemm::buildMXGemmToGFX950Pipeline(OpPassManager &pm,
   pm.addPass(createGpuROCDLAttachTarget(target));
 }
 
-void mxgemm::registerMXGemmPipelines() {
+void registerMXGemmPipelines() {
   PassPipelineRegistration<MXGemmToGFX950Options>(
       "mxgemm-to-gfx950",
       "Lower mxgemm.scaled_matmul to a gfx950 kernel in the LLVM/ROCDL "
       "dialects, ready for serialisation to a code object",
       buildMXGemmToGFX950Pipeline);
 }
+
+} // namespace mxgemm

@@ -1,5 +1,4 @@
-//===- ScheduleMfma.cpp - mxgemm-schedule-mfma: interleave loads and MFMAs
-//----===//
+//===- ScheduleMfma.cpp - mxgemm-schedule-mfma: interleave loads, MFMAs ---===//
 //
 // A K-loop body is a chain of 32- or 64-cycle MFMAs plus the LDS reads and
 // global loads that feed the next ones. Left alone, the LLVM scheduler tends
@@ -16,10 +15,13 @@
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/Debug.h"
+
+using namespace mlir;
 
 #define DEBUG_TYPE "mxgemm-schedule-mfma"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DEF_MXGEMMSCHEDULEMFMA
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
 
@@ -38,7 +40,12 @@ bool isWorkgroupMemory(Value memref) {
   return space && space.getValue() == gpu::AddressSpace::Workgroup;
 }
 
-void scheduleBlock(Block &block) {
+/// What ordering one block emitted, for the pass statistics.
+struct BlockSchedule {
+  int64_t mfmas = 0, groupBarriers = 0;
+};
+
+BlockSchedule scheduleBlock(Block &block) {
   SmallVector<Operation *> mfmas;
   int64_t dsReads = 0, vmemReads = 0;
   for (Operation &op : block) {
@@ -51,7 +58,7 @@ void scheduleBlock(Block &block) {
     }
   }
   if (mfmas.empty())
-    return;
+    return {};
   OpBuilder b(mfmas.front());
   Location loc = mfmas.front()->getLoc();
   ROCDL::SetPrioOp::create(b, loc, b.getI16IntegerAttr(1));
@@ -63,17 +70,23 @@ void scheduleBlock(Block &block) {
   const int64_t n = mfmas.size();
   const int64_t dsPer = (dsReads + n - 1) / n;
   const int64_t vmemPer = (vmemReads + n - 1) / n;
+  BlockSchedule schedule{n, 0};
   auto group = [&](int32_t mask, int64_t size) {
-    if (size > 0)
-      ROCDL::SchedGroupBarrier::create(b, loc, b.getI32IntegerAttr(mask),
-                                       b.getI32IntegerAttr(size),
-                                       b.getI32IntegerAttr(0));
+    if (size <= 0)
+      return;
+    ROCDL::SchedGroupBarrier::create(b, loc, b.getI32IntegerAttr(mask),
+                                     b.getI32IntegerAttr(size),
+                                     b.getI32IntegerAttr(0));
+    ++schedule.groupBarriers;
   };
   for (int64_t i = 0; i < n; ++i) {
     group(kMaskMfma, 1);
     group(kMaskDsRead, dsPer);
     group(kMaskVmemRead, vmemPer);
   }
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": " << n << " MFMAs, " << dsReads
+                          << " LDS reads, " << vmemReads << " global loads\n");
+  return schedule;
 }
 
 struct MXGemmScheduleMfmaPass
@@ -86,10 +99,17 @@ struct MXGemmScheduleMfmaPass
           force || (config && config.getSchedule() == Schedule::Interleave);
       if (!enabled)
         return;
-      kernel.walk([&](scf::ForOp loop) { scheduleBlock(*loop.getBody()); });
+      kernel.walk([&](scf::ForOp loop) {
+        BlockSchedule schedule = scheduleBlock(*loop.getBody());
+        if (schedule.mfmas == 0)
+          return;
+        ++numScheduledLoops;
+        numScheduledMfmas += schedule.mfmas;
+        numSchedGroupBarriers += schedule.groupBarriers;
+      });
     });
   }
 };
 
 } // namespace
-} // namespace mlir::mxgemm
+} // namespace mxgemm

@@ -1,5 +1,4 @@
-//===- StageCopies.cpp - mxgemm-stage-copies: operands through LDS
-//------------===//
+//===- StageCopies.cpp - mxgemm-stage-copies: operands through LDS --------===//
 //
 // Rewrites the K loop so that every K tile of an LDS-staged operand is copied
 // once per workgroup into an LDS ring and each wave reads its MFMA fragments
@@ -13,10 +12,13 @@
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/Debug.h"
+
+using namespace mlir;
 
 #define DEBUG_TYPE "mxgemm-stage-copies"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DEF_MXGEMMSTAGECOPIES
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
 
@@ -25,6 +27,11 @@ namespace {
 bool isLdsStaging(Staging s) {
   return s == Staging::LdsAsync || s == Staging::LdsSync;
 }
+
+/// What staging one kernel did, for the pass statistics.
+struct StagingSummary {
+  int64_t stagedOperands = 0, ldsBytes = 0, packedWMmas = 0;
+};
 
 /// The wave's rows of the current ring slot, as a 2-D [rows, tile_k] view.
 Value waveView(OpBuilder &b, Location loc, Value ring, Value stage,
@@ -40,7 +47,7 @@ Value waveView(OpBuilder &b, Location loc, Value ring, Value stage,
                                    offsets, sizes, strides);
 }
 
-LogicalResult stageKernel(gpu::GPUFuncOp kernel) {
+LogicalResult stageKernel(gpu::GPUFuncOp kernel, StagingSummary &summary) {
   auto config = kernel->getAttrOfType<ConfigAttr>(kConfigAttrName);
   auto problem = kernel->getAttrOfType<DictionaryAttr>(kProblemAttrName);
   if (!config || !problem)
@@ -51,7 +58,10 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel) {
     return kernel.emitError("stage_x = packed_registers is not supported");
   // Packed weights need no copies: the MFMA operand loads read the panels.
   if (config.getStageW() == Staging::PackedRegisters)
-    kernel.walk([](WaveMmaOp op) { op.setWPanels(true); });
+    kernel.walk([&](WaveMmaOp op) {
+      op.setWPanels(true);
+      ++summary.packedWMmas;
+    });
   const bool xorLayout = config.getLdsLayout() == LdsLayout::Xor;
   if (xorLayout && !llvm::isPowerOf2_64(config.getTileK() / 16))
     return kernel.emitError("lds_layout = xor needs tile_k / 16 to be a "
@@ -93,10 +103,14 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel) {
   const int64_t n = cast<IntegerAttr>(problem.get("n")).getInt();
   auto workgroup =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto ringType = [&](Value operand, int64_t rows) {
+  auto addRing = [&](Value operand, int64_t rows) {
     Type elem = cast<MemRefType>(operand.getType()).getElementType();
-    return MemRefType::get({config.getStages(), rows, rowBytes}, elem,
-                           MemRefLayoutAttrInterface(), workgroup);
+    auto type = MemRefType::get({config.getStages(), rows, rowBytes}, elem,
+                                MemRefLayoutAttrInterface(), workgroup);
+    ++summary.stagedOperands;
+    summary.ldsBytes +=
+        type.getNumElements() * elem.getIntOrFloatBitWidth() / 8;
+    return kernel.addWorkgroupAttribution(type, loc);
   };
 
   // Tile bases are loop invariant and must stay outside the loop: the
@@ -131,15 +145,13 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel) {
 
   Value xView, wView;
   if (stageX) {
-    Value ring =
-        kernel.addWorkgroupAttribution(ringType(mma.getX(), progTileM), loc);
+    Value ring = addRing(mma.getX(), progTileM);
     auto [base, waveRow] = xSplit;
     copy(mma.getX(), ring, base, mma.getM(), progTileM, config.getStageX());
     xView = waveView(b, loc, ring, stage, waveRow, mma.getWaveM(), tileK);
   }
   if (stageW) {
-    Value ring =
-        kernel.addWorkgroupAttribution(ringType(mma.getW(), tileN), loc);
+    Value ring = addRing(mma.getW(), tileN);
     auto [base, waveCol] = wSplit;
     copy(mma.getW(), ring, base, nValue, tileN, config.getStageW());
     wView = waveView(b, loc, ring, stage, waveCol, mma.getWaveN(), tileK);
@@ -166,11 +178,22 @@ struct MXGemmStageCopiesPass
   void runOnOperation() override {
     SmallVector<gpu::GPUFuncOp> kernels;
     getOperation()->walk([&](gpu::GPUFuncOp k) { kernels.push_back(k); });
-    for (gpu::GPUFuncOp kernel : kernels)
-      if (failed(stageKernel(kernel)))
+    for (gpu::GPUFuncOp kernel : kernels) {
+      StagingSummary summary;
+      if (failed(stageKernel(kernel, summary)))
         return signalPassFailure();
+      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": @" << kernel.getName() << ": "
+                              << summary.stagedOperands << " operands in "
+                              << summary.ldsBytes << " LDS bytes, "
+                              << summary.packedWMmas << " MMAs on packed W\n");
+      if (summary.stagedOperands > 0)
+        ++numStagedKernels;
+      numStagedOperands += summary.stagedOperands;
+      numLdsBytes += summary.ldsBytes;
+      numPackedWMmas += summary.packedWMmas;
+    }
   }
 };
 
 } // namespace
-} // namespace mlir::mxgemm
+} // namespace mxgemm

@@ -1,28 +1,29 @@
-//===- Tile.cpp - mxgemm-tile: problem op -> gfx950 kernel
-//-------------------===//
+//===- Tile.cpp - mxgemm-tile: problem op -> gfx950 kernel ----------------===//
 //
-// Builds the kernel skeleton every later pass refines: the ABI of DESIGN.md
-// section 4, the workgroup-id -> tile mapping (as mxgemm.program_tile, so
-// the grouping pass owns the swizzle), the per-wave sub-tile and the K loop
-// of wave-level MMA steps.
+// Builds the kernel skeleton every later pass refines: the ABI of
+// docs/Design.md section 4, the workgroup-id -> tile mapping (as
+// mxgemm.program_tile, so the grouping pass owns the swizzle), the per-wave
+// sub-tile and the K loop of wave-level MMA steps.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
+#include "mxgemm/Target/TargetModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Debug.h"
+
+using namespace mlir;
 
 #define DEBUG_TYPE "mxgemm-tile"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DEF_MXGEMMTILE
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
-} // namespace mlir::mxgemm
 
-namespace mlir::mxgemm {
 namespace {
 
 /// Returns the kernel container of the module, creating it if needed.
@@ -40,19 +41,25 @@ struct MXGemmTilePass : public impl::MXGemmTileBase<MXGemmTilePass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (chip != "gfx950") {
+    target = ::mxgemm::target::findTargetModel(chip);
+    if (!target) {
       module.emitError("mxgemm-tile: unsupported chip '")
           << chip << "' (only gfx950 is supported)";
       return signalPassFailure();
     }
     SmallVector<ScaledMatmulOp> problems;
     module.walk([&](ScaledMatmulOp op) { problems.push_back(op); });
-    for (ScaledMatmulOp op : problems)
+    for (ScaledMatmulOp op : problems) {
       if (failed(tileProblem(module, op)))
         return signalPassFailure();
+      ++numKernels;
+    }
   }
 
   LogicalResult tileProblem(ModuleOp module, ScaledMatmulOp op);
+
+  /// The target model of `chip`.
+  const ::mxgemm::target::TargetModel *target = nullptr;
 };
 
 LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
@@ -68,6 +75,10 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
 
   MLIRContext *ctx = module.getContext();
   ConfigAttr config = op.getConfig();
+  // The attribute was verified against gfx950; the kernel is for `chip`.
+  if (auto error =
+          ::mxgemm::contract::verifyConfig(config.getKernelConfig(), *target))
+    return op.emitOpError("config cannot target ") << chip << ": " << *error;
   const int64_t n = op.getN(), k = op.getK();
   const int64_t progTileM = config.getProgramTileM();
   const int64_t waveM = progTileM / config.getWavesM();
@@ -90,6 +101,9 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
                     b.getI32IntegerAttr(config.getWavesPerEU()));
   kernel->setAttr(kConfigAttrName, config);
   kernel->setAttr(kProblemAttrName, sig.problem);
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": kernel @" << func.getName()
+                          << " (n = " << n << ", k = " << k << "): " << config
+                          << "\n");
 
   Block &body = kernel.getBody().front();
   b.setInsertionPointToStart(&body);
@@ -108,7 +122,8 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
                                     b.getI64IntegerAttr(n / config.getTileN()),
                                     b.getI64IntegerAttr(config.getGroupM()),
                                     b.getI64IntegerAttr(config.getGroupN()),
-                                    b.getBoolAttr(config.getXcdRemap()));
+                                    b.getBoolAttr(config.getXcdRemap()),
+                                    b.getI64IntegerAttr(target->numXcds));
 
   // Wave coordinates inside the workgroup, waves_n-major.
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -151,4 +166,4 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
 }
 
 } // namespace
-} // namespace mlir::mxgemm
+} // namespace mxgemm

@@ -11,7 +11,7 @@
 func.func @row_major(%pid: index, %tm: index) -> (index, index) {
   %m, %n = mxgemm.program_tile %pid, %tm
       {num_tiles_n = 40 : i64, group_m = 1 : i64, group_n = 0 : i64,
-       xcd_remap = false}
+       xcd_remap = false, num_xcds = 8 : i64}
   return %m, %n : index, index
 }
 
@@ -39,7 +39,7 @@ func.func @row_major(%pid: index, %tm: index) -> (index, index) {
 func.func @groups_4x8(%pid: index, %tm: index) -> (index, index) {
   %m, %n = mxgemm.program_tile %pid, %tm
       {num_tiles_n = 40 : i64, group_m = 4 : i64, group_n = 8 : i64,
-       xcd_remap = false}
+       xcd_remap = false, num_xcds = 8 : i64}
   return %m, %n : index, index
 }
 
@@ -58,6 +58,6 @@ func.func @groups_4x8(%pid: index, %tm: index) -> (index, index) {
 func.func @xcd_remap(%pid: index, %tm: index) -> (index, index) {
   %m, %n = mxgemm.program_tile %pid, %tm
       {num_tiles_n = 40 : i64, group_m = 1 : i64, group_n = 0 : i64,
-       xcd_remap = true}
+       xcd_remap = true, num_xcds = 8 : i64}
   return %m, %n : index, index
 }

@@ -1,5 +1,5 @@
-// RUN: mxgemm-opt %s --mxgemm-tile --mxgemm-stage-copies --mxgemm-lower-mma --mxgemm-schedule-mfma | FileCheck %s
-// RUN: mxgemm-opt %s --mxgemm-tile --mxgemm-lower-mma --mxgemm-schedule-mfma=force | FileCheck %s --check-prefix=FORCE
+// RUN: mxgemm-opt %s --mxgemm-tile --mxgemm-group-tiles --mxgemm-stage-copies --convert-mxgemm-to-amdgpu --mxgemm-schedule-mfma | FileCheck %s
+// RUN: mxgemm-opt %s --mxgemm-tile --mxgemm-group-tiles --convert-mxgemm-to-amdgpu --mxgemm-schedule-mfma=force | FileCheck %s --check-prefix=FORCE
 
 // 8 MFMAs (2x2 blocks x 2 K-steps), 16 LDS reads (A and B halves), 8 scale
 // loads from global memory: each MFMA is followed by 2 LDS reads and 1 global

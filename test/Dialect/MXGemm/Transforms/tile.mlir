@@ -1,18 +1,18 @@
 // RUN: mxgemm-opt %s --mxgemm-tile --split-input-file | FileCheck %s
 
-// The kernel ABI (DESIGN.md section 4): flat X, Xs, W, Ws, Y then M : i32;
+// The kernel ABI (docs/Design.md section 4): flat X, Xs, W, Ws, Y then M : i32;
 // the host function is gone.
 // CHECK-LABEL: gpu.module @mxgemm_kernels
 // CHECK-NOT: func.func
 // CHECK: gpu.func @wq_b(%[[X:.+]]: memref<1099511627776xf8E4M3FN>, %[[XS:.+]]: memref<1099511627776xf8E8M0FNU>, %[[W:.+]]: memref<20971520xf8E4M3FN>, %[[WS:.+]]: memref<20480xf8E8M0FNU>, %[[Y:.+]]: memref<1099511627776xbf16>, %[[M32:.+]]: i32) kernel
 // CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
 // CHECK-SAME: mxgemm.config = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 128, waves_m = 2, waves_n = 2, mfma = m32n32k64>
-// CHECK-SAME: mxgemm.problem = {k = 1280 : i64, n = 16384 : i64, out_type = "bf16", w_format = "f8E4M3FN", w_scale = "block32x32", x_format = "f8E4M3FN"}
+// CHECK-SAME: mxgemm.problem = {k = 1280 : i64, n = 16384 : i64, out_type = "bf16", w_format = "e4m3", w_scale = "block32x32", x_format = "e4m3"}
 // CHECK-SAME: rocdl.flat_work_group_size = "256,256"
 // CHECK: %[[M:.+]] = arith.index_castui %[[M32]] : i32 to index
 // CHECK: %[[TILES_M:.+]] = arith.ceildivui %[[M]], %{{.+}} : index
 // CHECK: %[[PID:.+]] = gpu.block_id x
-// CHECK: %[[TM:.+]], %[[TN:.+]] = mxgemm.program_tile %[[PID]], %[[TILES_M]] {group_m = 1 : i64, group_n = 0 : i64, num_tiles_n = 128 : i64, xcd_remap = false}
+// CHECK: %[[TM:.+]], %[[TN:.+]] = mxgemm.program_tile %[[PID]], %[[TILES_M]] {group_m = 1 : i64, group_n = 0 : i64, num_tiles_n = 128 : i64, num_xcds = 8 : i64, xcd_remap = false}
 // CHECK: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<64xf32>
 // CHECK: %[[ACC:.+]] = scf.for %[[K0:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[A:.+]] = %[[ZERO]]) -> (vector<64xf32>)
 // CHECK: mxgemm.wave_mma %[[X]], %[[XS]], %[[W]], %[[WS]], %[[A]][%{{.+}}, %{{.+}}, %[[K0]], %[[M]]] {k = 1280 : i64, mfma = #mxgemm<mfma m32n32k64>, tile_k = 128 : i64, w_scale = #mxgemm.w_scale<block32x32>, wave_m = 64 : i64, wave_n = 64 : i64}

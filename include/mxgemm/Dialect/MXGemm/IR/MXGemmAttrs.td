@@ -1,6 +1,6 @@
 //===- MXGemmAttrs.td - mxgemm enums and attributes --------*- tablegen -*-===//
 //
-// The tuning configuration (DESIGN.md section 3) and the enums it is built
+// The tuning configuration (docs/Design.md section 3) and the enums it is built
 // from. Every enum's keyword is what appears in the IR and in the tuning
 // database, so renaming one is a format change.
 //
@@ -21,7 +21,7 @@ def MXGemm_MfmaShape : I32EnumAttr<"MfmaShape",
     "gfx950 scaled MFMA instruction shape (M x N x K per instruction)", [
       I32EnumAttrCase<"M32N32K64", 0, "m32n32k64">,
       I32EnumAttrCase<"M16N16K128", 1, "m16n16k128">]> {
-  let cppNamespace = "::mlir::mxgemm";
+  let cppNamespace = "::mxgemm";
   let genSpecializedAttr = 0;
 }
 
@@ -39,7 +39,7 @@ def MXGemm_Staging : I32EnumAttr<"Staging",
       I32EnumAttrCase<"LdsSync", 2, "lds_sync">,
       // Operand pre-packed in MFMA-native panels, loaded straight to VGPRs.
       I32EnumAttrCase<"PackedRegisters", 3, "packed_registers">]> {
-  let cppNamespace = "::mlir::mxgemm";
+  let cppNamespace = "::mxgemm";
   let genSpecializedAttr = 0;
 }
 
@@ -50,7 +50,7 @@ def MXGemm_LdsLayout : I32EnumAttr<"LdsLayout",
       I32EnumAttrCase<"Plain", 0, "plain">,
       I32EnumAttrCase<"Padded", 1, "padded">,
       I32EnumAttrCase<"Xor", 2, "xor">]> {
-  let cppNamespace = "::mlir::mxgemm";
+  let cppNamespace = "::mxgemm";
   let genSpecializedAttr = 0;
 }
 
@@ -60,17 +60,17 @@ def MXGemm_Schedule : I32EnumAttr<"Schedule",
       I32EnumAttrCase<"Default", 0, "default">,
       // Interleave loads with the MFMA chain via sched-group barriers.
       I32EnumAttrCase<"Interleave", 1, "interleave">]> {
-  let cppNamespace = "::mlir::mxgemm";
+  let cppNamespace = "::mxgemm";
   let genSpecializedAttr = 0;
 }
 
 def MXGemm_WeightScaleGranularity : I32EnumAttr<"WeightScaleGranularity",
-    "granularity of the E8M0 weight scales (DESIGN.md section 1)", [
+    "granularity of the E8M0 weight scales (docs/Design.md section 1)", [
       // OCP MX: one scale per weight row and 32 K-elements, [N, K/32].
       I32EnumAttrCase<"PerRow", 0, "per_row">,
       // DeepSeek-V4 checkpoints: one scale per 32x32 block, [ceil(N/32), K/32].
       I32EnumAttrCase<"Block32x32", 1, "block32x32">]> {
-  let cppNamespace = "::mlir::mxgemm";
+  let cppNamespace = "::mxgemm";
   let genSpecializedAttr = 0;
 }
 
@@ -88,9 +88,11 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
   let summary = "tuning configuration of one mxgemm kernel";
   let description = [{
     Everything the passes need to build one kernel, explicit and verified
-    against the gfx950 limits (DESIGN.md section 3). Fields may appear in any
-    order; fields left out take the default shown in brackets, and the printer
-    omits fields equal to their default.
+    against the gfx950 limits (docs/Design.md section 3). Fields may appear
+    in any order; fields left out take the default shown in brackets, and
+    the printer omits fields equal to their default. The fields, defaults
+    and rules are owned by `include/mxgemm/Contract/KernelConfig.h`, which
+    the tuning database, the kernel descriptor and the runtime share.
 
     | field | meaning |
     |---|---|
@@ -117,17 +119,22 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
   let parameters = (ins
     "int64_t":$tileM, "int64_t":$tileN, "int64_t":$tileK,
     "int64_t":$wavesM, "int64_t":$wavesN,
-    "::mlir::mxgemm::MfmaShape":$mfma,
+    "::mxgemm::MfmaShape":$mfma,
     "int64_t":$groupM, "int64_t":$groupN, "bool":$xcdRemap,
-    "::mlir::mxgemm::Staging":$stageX, "::mlir::mxgemm::Staging":$stageW,
-    "int64_t":$stages, "::mlir::mxgemm::LdsLayout":$ldsLayout,
+    "::mxgemm::Staging":$stageX, "::mxgemm::Staging":$stageW,
+    "int64_t":$stages, "::mxgemm::LdsLayout":$ldsLayout,
     "int64_t":$split, "int64_t":$wavesPerEU,
-    "::mlir::mxgemm::Schedule":$schedule);
+    "::mxgemm::Schedule":$schedule);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// A config with every field at its default.
+    /// A config with every field at its default
+    /// (`::mxgemm::contract::KernelConfig`, the one owner of the defaults).
     static ConfigAttr getDefault(::mlir::MLIRContext *ctx);
+    /// The attribute of a contract config, and back.
+    static ConfigAttr get(::mlir::MLIRContext *ctx,
+                          const ::mxgemm::contract::KernelConfig &config);
+    ::mxgemm::contract::KernelConfig getKernelConfig() const;
     /// MFMA instruction extents.
     int64_t getMfmaM() const;
     int64_t getMfmaN() const { return getMfmaM(); }
@@ -136,7 +143,7 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     int64_t getProgramTileM() const { return getTileM() / getSplit(); }
     /// Waves per workgroup and threads per workgroup (wave64).
     int64_t getNumWaves() const { return getWavesM() * getWavesN(); }
-    int64_t getWorkgroupSize() const { return 64 * getNumWaves(); }
+    int64_t getWorkgroupSize() const;
     /// Bytes of LDS the kernel allocates for this config.
     int64_t getLdsBytes() const;
     /// FP32 accumulator registers per lane of one wave.

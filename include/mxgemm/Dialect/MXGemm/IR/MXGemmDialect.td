@@ -11,11 +11,11 @@ include "mlir/IR/OpBase.td"
 
 def MXGemm_Dialect : Dialect {
   let name = "mxgemm";
-  let cppNamespace = "::mlir::mxgemm";
+  let cppNamespace = "::mxgemm";
   let summary = "Block-scaled MXFP8 GEMMs for AMD gfx950 (CDNA4)";
   let description = [{
     The `mxgemm` dialect describes an OCP Microscaling (MX v1.0) FP8 GEMM
-    `Y = X . W^T` with one E8M0 scale per 32 K-elements (DESIGN.md section 1)
+    `Y = X . W^T` with one E8M0 scale per 32 K-elements (docs/Design.md section 1)
     and the tuning configuration that decides how it is compiled for the
     gfx950 matrix cores (`v_mfma_scale_f32_*_f8f6f4`).
 

@@ -24,7 +24,7 @@ def MXGemm_ScaledMatmulOp : MXGemm_Op<"scaled_matmul"> {
   let summary = "block-scaled MXFP8 GEMM Y = X . W^T (problem level)";
   let description = [{
     Computes `Y[m, n] = sum_k Xs(m, k) X[m, k] Ws(n, k) W[n, k]` as defined in
-    DESIGN.md section 1 (OCP MX v1.0): FP8 operands (`f8E4M3FN` or `f8E5M2`,
+    docs/Design.md section 1 (OCP MX v1.0): FP8 operands (`f8E4M3FN` or `f8E5M2`,
     chosen per operand), one E8M0 scale (`f8E8M0FNU`) per 32 consecutive K
     elements, FP32 accumulation and a BF16 or FP32 result.
 
@@ -41,7 +41,7 @@ def MXGemm_ScaledMatmulOp : MXGemm_Op<"scaled_matmul"> {
 
     With `stage_w = packed_registers` in the config, the kernel's `W`
     argument is not row-major: it is W pre-packed once (per weight tensor)
-    into MFMA panels, `include/mxgemm/Support/WeightPanels.h`, as the
+    into MFMA panels, `include/mxgemm/Contract/WeightPanels.h`, as the
     runtime's `mxgemm_pack_weights` does. The op itself still describes the
     logical `[N, K]` weights.
 
@@ -72,6 +72,8 @@ def MXGemm_ScaledMatmulOp : MXGemm_Op<"scaled_matmul"> {
   let extraClassDeclaration = [{
     int64_t getN() { return getW().getType().getDimSize(0); }
     int64_t getK() { return getW().getType().getDimSize(1); }
+    /// The problem in the contract's terms (shapes, formats, scale kind).
+    ::mxgemm::contract::GemmProblem getProblem();
   }];
 }
 
@@ -90,7 +92,9 @@ def MXGemm_ProgramTileOp : MXGemm_Op<"program_tile", [Pure]> {
     program `pid` in a grid of `num_tiles_m x num_tiles_n` program tiles.
     `num_tiles_m` is a runtime value (M is dynamic), `num_tiles_n` static.
     The grouping fields of the config (`group_m`, `group_n`, `xcd_remap`)
-    are attributes here; `mxgemm-group-tiles` expands the op to index
+    are attributes here, with the number of XCDs the target distributes
+    workgroups over (`num_xcds`, from the target model of `mxgemm-tile`'s
+    chip: 8 on gfx950); `mxgemm-group-tiles` expands the op to index
     arithmetic. With `group_m = 1, group_n = 0` the order is row-major:
     `(pid / num_tiles_n, pid % num_tiles_n)`.
 
@@ -99,14 +103,15 @@ def MXGemm_ProgramTileOp : MXGemm_Op<"program_tile", [Pure]> {
     ```mlir
     %tm, %tn = mxgemm.program_tile %pid, %num_tiles_m
         {num_tiles_n = 128 : i64, group_m = 1 : i64, group_n = 0 : i64,
-         xcd_remap = false}
+         xcd_remap = false, num_xcds = 8 : i64}
     ```
   }];
   let arguments = (ins Index:$pid, Index:$num_tiles_m,
                    ConfinedAttr<I64Attr, [IntPositive]>:$num_tiles_n,
                    ConfinedAttr<I64Attr, [IntPositive]>:$group_m,
                    ConfinedAttr<I64Attr, [IntNonNegative]>:$group_n,
-                   BoolAttr:$xcd_remap);
+                   BoolAttr:$xcd_remap,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$num_xcds);
   let results = (outs Index:$tile_m_index, Index:$tile_n_index);
   let assemblyFormat = "$pid `,` $num_tiles_m attr-dict";
 }
@@ -121,7 +126,7 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     Accumulates, for the `wave_m x wave_n` output sub-tile owned by one wave
     (rows `row0 ..`, columns `col0 ..`), the MX product over K elements
     `k0 .. k0 + tile_k` into `acc`, in increasing K order, one MFMA K-step at
-    a time (DESIGN.md section 1). Operands are flat row-major views of the
+    a time (docs/Design.md section 1). Operands are flat row-major views of the
     kernel arguments; `m` is the runtime row count: rows at or past `m` read
     the last valid row (their results are never stored), so no access is out
     of bounds.
@@ -136,14 +141,14 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
 
     With `w_panels` (added by `mxgemm-stage-copies` for `stage_w =
     packed_registers`), `w` holds the weights pre-packed in MFMA panels
-    (`include/mxgemm/Support/WeightPanels.h`): each lane reads its 32
+    (`include/mxgemm/Contract/WeightPanels.h`): each lane reads its 32
     operand bytes of an MFMA step with one contiguous global load straight
     into the MFMA operand registers, with no LDS and no per-lane gather.
 
     `acc` holds the accumulators of the `wave_m / mfma_m x wave_n / mfma_n`
-    MFMA blocks in block-row-major order, each in the D layout of DESIGN.md
+    MFMA blocks in block-row-major order, each in the D layout of docs/Design.md
     section 9 (16 floats per lane for 32x32x64, 4 for 16x16x128).
-    `mxgemm-lower-mma` turns the op into operand loads and
+    `convert-mxgemm-to-amdgpu` turns the op into operand loads and
     `amdgpu.scaled_mfma` (`v_mfma_scale_f32_32x32x64_f8f6f4` /
     `v_mfma_scale_f32_16x16x128_f8f6f4` on gfx950).
 
@@ -182,11 +187,13 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
+    /// MFMA block rows/columns and K per instruction (the target model's
+    /// MFMA table).
     int64_t getMfmaMN() {
-      return getMfma() == MfmaShape::M32N32K64 ? 32 : 16;
+      return ::mxgemm::target::kGFX950.getMfma(toContract(getMfma())).m;
     }
     int64_t getMfmaKSize() {
-      return getMfma() == MfmaShape::M32N32K64 ? 64 : 128;
+      return ::mxgemm::target::kGFX950.getMfma(toContract(getMfma())).k;
     }
     /// Accumulator floats per lane of one MFMA block.
     int64_t getAccPerBlock() { return getMfmaMN() * getMfmaMN() / 64; }
@@ -280,7 +287,7 @@ def MXGemm_RingBarrierOp : MXGemm_Op<"ring_barrier"> {
     it, by the `mxgemm.wait_copies` that precedes every publishing barrier
     (the wave's copies of the tile, `vmcnt`, and its LDS writes,
     `lgkmcnt(0)`), and by the MFMAs that consumed every operand read before
-    a releasing barrier. `mxgemm-lower-mma` lowers it to `s_barrier`
+    a releasing barrier. `convert-mxgemm-to-amdgpu` lowers it to `s_barrier`
     between two single-thread fences, which keep the compiler from moving
     memory operations across it without adding waits. A `gpu.barrier`
     (workgroup-scope fences) or `amdgpu.lds_barrier` (LDS-scope fences)

@@ -1,9 +1,9 @@
-//===- KernelABI.h - the mxgemm kernel ABI in IR terms -------------*- C++
-//-*-===//
+//===- KernelABI.h - the mxgemm kernel ABI in IR terms ----------*- C++ -*-===//
 //
-// DESIGN.md section 4 as IR: the kernel argument types and the attributes the
-// kernel carries, shared by mxgemm-tile and the tools that describe a kernel
-// (sidecar JSON, runtime dispatch table).
+// docs/Design.md section 4 as IR: the kernel argument types (from the
+// contract's argument list, Contract/KernelABI.h) and the attributes the
+// kernel carries, shared by mxgemm-tile and the compiler that describes a
+// kernel (the kernel descriptor).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,7 +12,7 @@
 
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 
 /// Symbol of the gpu.module that holds every generated kernel.
 constexpr llvm::StringLiteral kKernelModuleName = "mxgemm_kernels";
@@ -27,15 +27,17 @@ constexpr llvm::StringLiteral kProblemAttrName = "mxgemm.problem";
 constexpr int64_t kRuntimeSizedExtent = int64_t(1) << 40;
 
 struct KernelSignature {
-  /// X, Xs, W, Ws, Y (flat bare-pointer memrefs), M (i32).
+  /// One type per contract argument: flat bare-pointer memrefs for the
+  /// global pointers, i32 for M.
   SmallVector<Type, 6> argTypes;
-  /// {n, k, x_format, w_format, w_scale, out_type} for tools and runtime.
+  /// {n, k, x_format, w_format, w_scale, out_type} in the contract's
+  /// spelling, so that a reader of the IR sees the descriptor's names.
   DictionaryAttr problem;
 };
 
 /// The kernel signature of one problem.
 KernelSignature getKernelSignature(MLIRContext *ctx, ScaledMatmulOp op);
 
-} // namespace mlir::mxgemm
+} // namespace mxgemm
 
 #endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_KERNELABI_H

@@ -12,12 +12,12 @@
 #include "mlir/Pass/Pass.h"
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 
-namespace mlir::mxgemm {
+namespace mxgemm {
 #define GEN_PASS_DECL
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
-} // namespace mlir::mxgemm
+} // namespace mxgemm
 
 #endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_H

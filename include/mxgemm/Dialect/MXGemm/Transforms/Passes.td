@@ -1,7 +1,11 @@
 //===- Passes.td - mxgemm transformation passes ------------*- tablegen -*-===//
 //
-// The passes of the mxgemm-to-gfx950 pipeline (DESIGN.md section 3). Every
-// pass's flag is its DEBUG_TYPE; every target-dependent pass takes `chip`.
+// The passes of the mxgemm-to-gfx950 pipeline that rewrite mxgemm IR
+// (docs/Design.md section 3), plus mxgemm-schedule-mfma, which orders what
+// convert-mxgemm-to-amdgpu (include/mxgemm/Conversion/Passes.td) emits; the
+// passes on ROCDL/LLVM-dialect IR are in include/mxgemm/Target/Passes.td.
+// Every pass's flag is its DEBUG_TYPE; every target-dependent pass takes
+// `chip`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,9 +19,12 @@ def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
   let description = [{
     Turns every `func.func` whose body is one `mxgemm.scaled_matmul` into a
     `gpu.func` kernel of the same name inside `gpu.module @mxgemm_kernels`,
-    with the kernel ABI of DESIGN.md section 4: flat global pointers
+    with the kernel ABI of docs/Design.md section 4 (the argument list of
+    `include/mxgemm/Contract/KernelABI.h`): flat global pointers
     `X, Xs, W, Ws, Y` (bare-pointer memrefs) followed by `M : i32`. The host
-    function is removed: the runtime shim is the host side.
+    function is removed: the runtime shim is the host side. The config is
+    checked again against the target model of `chip`, whose XCD count the
+    kernel's tile mapping records.
 
     Structure: a 1-D grid of `ceil(M / (tile_m / split)) * (N / tile_n)`
     workgroups of `64 * waves_m * waves_n` threads (wave64, gfx950);
@@ -27,11 +34,14 @@ def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
     it over an `scf.for` K loop of `mxgemm.wave_mma` steps of `tile_k`; the
     result is written by `mxgemm.store_tile`, which masks rows at or past M.
     N and K must be multiples of `tile_n` / `tile_k` (the op verifier
-    rejects the rest). Config fields whose passes do not exist yet are
-    rejected with an error naming the field.
+    rejects the rest).
 
     Example: `mxgemm-opt --mxgemm-tile examples/wq_b.mlir`.
   }];
+  let statistics = [
+    Statistic<"numKernels", "num-kernels",
+              "gpu.func kernels built from mxgemm.scaled_matmul">
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::vector::VectorDialect"];
@@ -61,6 +71,12 @@ def MXGemmGroupTiles : Pass<"mxgemm-group-tiles"> {
 
     Example: `mxgemm-opt --mxgemm-tile --mxgemm-group-tiles in.mlir`.
   }];
+  let statistics = [
+    Statistic<"numProgramTiles", "num-program-tiles",
+              "mxgemm.program_tile ops expanded">,
+    Statistic<"numGroupedOrders", "num-grouped-orders",
+              "of which in a grouped or XCD-remapped (not row-major) order">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
@@ -90,11 +106,21 @@ def MXGemmStageCopies : Pass<"mxgemm-stage-copies"> {
     `stage_w = packed_registers` gives W no ring: the pass marks the
     `mxgemm.wave_mma` with `w_panels`, so that each lane loads its 32 MFMA
     operand bytes per step with one contiguous global load from W packed in
-    MFMA panels (`include/mxgemm/Support/WeightPanels.h`; a wave reads 2 KiB
+    MFMA panels (`include/mxgemm/Contract/WeightPanels.h`; a wave reads 2 KiB
     contiguous per step). No LDS traffic and no barrier are needed for W.
 
     Example: `mxgemm-opt --mxgemm-tile --mxgemm-stage-copies in.mlir`.
   }];
+  let statistics = [
+    Statistic<"numStagedKernels", "num-staged-kernels",
+              "kernels given an LDS ring">,
+    Statistic<"numStagedOperands", "num-staged-operands",
+              "operands staged through LDS">,
+    Statistic<"numLdsBytes", "num-lds-bytes",
+              "LDS bytes allocated to rings, summed over kernels">,
+    Statistic<"numPackedWMmas", "num-packed-w-mmas",
+              "MMAs marked to read W from packed panels">
+  ];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::gpu::GPUDialect"];
 }
@@ -105,11 +131,16 @@ def MXGemmPipeline : Pass<"mxgemm-pipeline"> {
     Rewrites each staged K loop (as built by `mxgemm-stage-copies`) into an
     N-stage pipeline over the LDS ring (N = `stages` of the kernel's config,
     or the pass option; 2 = double buffering): a prologue copies tiles
-    0..N-2; iteration t waits for tile t only
-    (`s_waitcnt vmcnt(min(N-2, tiles left) * copies per tile)`, chosen at run
-    time by uniform branches), publishes it with one barrier, issues the
-    copies of tile t+N-1 into the slot read in iteration t-1, and runs the
-    MFMAs of tile t while they are in flight. N = 1 leaves the loop alone.
+    0..N-2; iteration t waits for tile t only, publishes it with one
+    barrier, issues the copies of tile t+N-1 into the slot read in
+    iteration t-1, and runs the MFMAs of tile t while they are in flight.
+    Every iteration issues a whole tile of copies, also past the last tile
+    (K clamped to it, refilling a slot nobody reads), so exactly N-2 tiles
+    of copies follow tile t's in issue order and one static wait serves
+    every iteration: `s_waitcnt vmcnt((N-2) * copies per tile)`, counted
+    with the fewest copies any wave issues. A static count also lets LLVM's
+    waitcnt insertion keep the copies in flight past the MMA's own loads.
+    N = 1 leaves the loop alone.
 
     Example: `mxgemm-opt --mxgemm-tile --mxgemm-stage-copies --mxgemm-pipeline in.mlir`.
   }];
@@ -117,47 +148,15 @@ def MXGemmPipeline : Pass<"mxgemm-pipeline"> {
     Option<"stages", "stages", "int64_t", /*default=*/"0",
            "pipeline depth (0 = the config's stages)">
   ];
+  let statistics = [
+    Statistic<"numPipelinedLoops", "num-pipelined-loops",
+              "staged K loops pipelined (depth > 1)">,
+    Statistic<"numPipelineStages", "num-pipeline-stages",
+              "pipeline stages, summed over pipelined loops">,
+    Statistic<"numPrologueCopies", "num-prologue-copies",
+              "mxgemm.copy_to_lds ops issued in prologues">
+  ];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
-}
-
-def MXGemmLowerMma : Pass<"mxgemm-lower-mma"> {
-  let summary = "lower wave-level mxgemm ops to amdgpu.scaled_mfma and stores";
-  let description = [{
-    Expands `mxgemm.wave_mma` into per-lane operand loads in the register
-    layouts of DESIGN.md section 9 and a fixed-K-order chain of
-    `amdgpu.scaled_mfma` (gfx950 `v_mfma_scale_f32_32x32x64_f8f6f4` or
-    `v_mfma_scale_f32_16x16x128_f8f6f4`): lane `l` loads bytes
-    `k = 32*(e>>4) + 16*(l/32) + (e&15)` (32x32x64) or
-    `k = 64*(e>>4) + 16*(l/16) + (e&15)` (16x16x128) of its row, and the
-    E8M0 scale of row `l % nonK`, block `l / nonK` into byte 0 of a VGPR
-    scale operand. Per-row and 32x32-block weight scales are both supported.
-
-    Operands staged in LDS (`x_tile`/`w_tile`) are read with 16-byte
-    `ds_read_b128`s at the same (row, k) positions; `w_panels` operands with
-    one contiguous 32-byte load per lane. In a pipelined loop (refill copies
-    between the publishing barrier and the MMA) the global loads of every
-    MFMA step (scales, panels, direct operands) are issued before those
-    copies: vmcnt retires in order, so a load issued after the copies could
-    only be waited for together with them.
-
-    Expands `mxgemm.store_tile` into per-element conversion (BF16 round to
-    nearest even, or FP32) and stores guarded by `row < M`, and lowers the
-    staging ops: `mxgemm.copy_to_lds` into `amdgpu.gather_to_lds`
-    (`global_load_lds_dwordx4`) or global loads + LDS stores, and
-    `mxgemm.wait_copies` into `amdgpu.memory_counter_wait`
-    (`s_waitcnt vmcnt(N) lgkmcnt(0)`), and `mxgemm.ring_barrier` into
-    `rocdl.s.barrier` between single-thread `llvm.fence`s.
-
-    Example:
-    `mxgemm-opt --mxgemm-tile --mxgemm-group-tiles --mxgemm-lower-mma in.mlir`
-  }];
-  let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
-                           "::mlir::LLVM::LLVMDialect",
-                           "::mlir::ROCDL::ROCDLDialect",
-                           "::mlir::vector::VectorDialect",
-                           "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect",
-                           "::mlir::gpu::GPUDialect"];
 }
 
 def MXGemmScheduleMfma : Pass<"mxgemm-schedule-mfma"> {
@@ -171,49 +170,25 @@ def MXGemmScheduleMfma : Pass<"mxgemm-schedule-mfma"> {
     repeated for every MFMA of the body; and brackets the MFMA cluster with
     `s_setprio 1` / `s_setprio 0`. Data movement and arithmetic are
     unchanged; MFMA steps keep their K order (each accumulator block is a
-    dependence chain). Runs after `mxgemm-lower-mma`.
+    dependence chain). Runs after `convert-mxgemm-to-amdgpu`.
 
     Example: `mxgemm-opt --mxgemm-to-gfx950` on a config with
     `schedule = interleave`, or
-    `mxgemm-opt --mxgemm-lower-mma --mxgemm-schedule-mfma=force in.mlir`.
+    `mxgemm-opt --convert-mxgemm-to-amdgpu --mxgemm-schedule-mfma=force in.mlir`.
   }];
   let options = [
     Option<"force", "force", "bool", /*default=*/"false",
            "schedule every kernel, whatever its config says">
   ];
+  let statistics = [
+    Statistic<"numScheduledLoops", "num-scheduled-loops",
+              "K-loop bodies given an MFMA/load interleave">,
+    Statistic<"numSchedGroupBarriers", "num-sched-group-barriers",
+              "rocdl.sched.group.barrier ops emitted">,
+    Statistic<"numScheduledMfmas", "num-scheduled-mfmas",
+              "MFMAs placed by the sched-group barriers">
+  ];
   let dependentDialects = ["::mlir::ROCDL::ROCDLDialect"];
-}
-
-def MXGemmAnnotateLdsAliasing : Pass<"mxgemm-annotate-lds-aliasing"> {
-  let summary = "tell LLVM's waitcnt insertion that operand reads never "
-                "alias in-flight LDS copies (gfx950)";
-  let description = [{
-    LLVM's `SIInsertWaitcnts` must assume that a `ds_read` may read bytes an
-    in-flight `global_load_lds_dwordx4` is still writing, and then waits
-    with `vmcnt(0)`, for every earlier vector-memory operation, since vmcnt
-    retires in order. In an `mxgemm-pipeline` ring that wait also covers the
-    refill copies of the next tiles and serializes the pipeline. The
-    compiler knows better: every LDS read of a staged tile comes after the
-    `mxgemm.wait_copies` that covers that tile's copies and the barrier that
-    publishes it, so at any read the copies still in flight write other
-    ring slots.
-
-    Runs on the LLVM dialect after `convert-gpu-to-rocdl`: in functions
-    with LDS copies (`rocdl.load.to.lds`), puts each copy in the alias scope
-    `mxgemm.lds.copies` and each LDS load (`llvm.load` from address space
-    3) in `mxgemm.lds.reads` with `noalias` to the copies' scope, the alias
-    information `SIInsertWaitcnts` uses to tell LDS DMA targets apart (the
-    same device Triton's AMD backend uses for its async copies). The
-    metadata is only valid for kernels built by `mxgemm-stage-copies` and
-    `mxgemm-pipeline`, whose explicit waits and barriers order every read
-    after its copies; the emulator's unwaited-read checker verifies that on
-    every test. Functions without LDS copies are left alone.
-
-    Example: `mxgemm-opt --mxgemm-to-gfx950` (the last pass on the kernel
-    module), or on ROCDL-dialect input
-    `mxgemm-opt --pass-pipeline='builtin.module(gpu.module(mxgemm-annotate-lds-aliasing))'`.
-  }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_TD

@@ -1,5 +1,4 @@
-//===- Pipelines.h - the mxgemm-to-gfx950 pipeline -----------------*- C++
-//-*-===//
+//===- Pipelines.h - the mxgemm-to-gfx950 pipeline --------------*- C++ -*-===//
 //
 // The pass pipeline from mxgemm.scaled_matmul to the LLVM/ROCDL dialects, as
 // a C++ function over an options struct so that tools, the C API and
@@ -10,14 +9,14 @@
 #ifndef MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PIPELINES_H
 #define MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PIPELINES_H
 
+#include "mxgemm/Support/MLIR.h"
+
 #include "mlir/Pass/PassOptions.h"
 
-namespace mlir {
-class OpPassManager;
 namespace mxgemm {
 
 struct MXGemmToGFX950Options
-    : public PassPipelineOptions<MXGemmToGFX950Options> {
+    : public mlir::PassPipelineOptions<MXGemmToGFX950Options> {
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("target chip"), llvm::cl::init("gfx950")};
   PassOptions::Option<unsigned> optLevel{
@@ -29,9 +28,11 @@ struct MXGemmToGFX950Options
       llvm::cl::init("500")};
 };
 
-/// mxgemm-tile, mxgemm-group-tiles, mxgemm-lower-mma, cleanup, then the
-/// upstream convert-gpu-to-rocdl{chipset, use-bare-ptr-memref-call-conv},
-/// reconcile-unrealized-casts and rocdl-attach-target{chip, abi, O}.
+/// mxgemm-tile, mxgemm-group-tiles, mxgemm-stage-copies, mxgemm-pipeline,
+/// convert-mxgemm-to-amdgpu, mxgemm-schedule-mfma, cleanup, the upstream
+/// convert-gpu-to-rocdl{chipset, use-bare-ptr-memref-call-conv},
+/// mxgemm-annotate-lds-aliasing, then reconcile-unrealized-casts and
+/// rocdl-attach-target{chip, abi, O}.
 void buildMXGemmToGFX950Pipeline(OpPassManager &pm,
                                  const MXGemmToGFX950Options &options);
 
@@ -39,6 +40,5 @@ void buildMXGemmToGFX950Pipeline(OpPassManager &pm,
 void registerMXGemmPipelines();
 
 } // namespace mxgemm
-} // namespace mlir
 
 #endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PIPELINES_H

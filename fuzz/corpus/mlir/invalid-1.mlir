@@ -1,0 +1,1 @@
+#c = #mxgemm.config<stages = 1, stages = 2>

@@ -1,0 +1,1 @@
+#c = #mxgemm.config<tile_m = 256, tile_n = 256, waves_m = 4, waves_n = 8>

@@ -1,0 +1,1 @@
+#c = #mxgemm.config<split = 3>

@@ -1,0 +1,1 @@
+#c = #mxgemm.config<waves_m = 4, split = 2>

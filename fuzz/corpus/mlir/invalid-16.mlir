@@ -1,0 +1,1 @@
+#c = #mxgemm.config<group_m = 0>

@@ -1,0 +1,1 @@
+#c = #mxgemm.config<stage_x = packed_registers>

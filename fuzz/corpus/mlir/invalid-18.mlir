@@ -1,0 +1,1 @@
+#c = #mxgemm.config<stages = 5, stage_x = lds_async>

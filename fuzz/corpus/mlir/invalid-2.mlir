@@ -1,0 +1,1 @@
+#c = #mxgemm.config<mfma = m8n8k8>

@@ -1,0 +1,1 @@
+#c = #mxgemm.config<waves_per_eu = 9>

@@ -1,0 +1,1 @@
+#c = #mxgemm.config<xcd_remap = yes>

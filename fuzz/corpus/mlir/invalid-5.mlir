@@ -1,0 +1,1 @@
+#c = #mxgemm.config<tile_m = 0>

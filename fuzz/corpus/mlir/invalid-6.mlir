@@ -1,0 +1,1 @@
+#c = #mxgemm.config<waves_m = 0>

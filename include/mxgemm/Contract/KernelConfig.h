@@ -1,0 +1,148 @@
+//===- KernelConfig.h - the tuning config of one kernel ---------*- C++ -*-===//
+//
+// The one definition of the kernel config (docs/Design.md section 3): its
+// fields and their defaults, their names, its verification against a target
+// model, and the quantities derived from it (program tile, waves, LDS bytes,
+// MFMA geometry). The `#mxgemm.config` attribute, the tuning database, the
+// kernel descriptor, the runtime and the tools all go through this header;
+// nobody else restates a default or a rule. No MLIR or LLVM dependency.
+//
+// Bounds: every field is limited so that every product the verifier, the
+// passes or the kernel compute fits int64 (see kMax* below); a config past
+// them is rejected with a message, never wrapped.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_CONTRACT_KERNELCONFIG_H
+#define MXGEMM_CONTRACT_KERNELCONFIG_H
+
+#include "mxgemm/Contract/Formats.h"
+#include "mxgemm/Target/TargetModel.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mxgemm::contract {
+
+using target::MfmaShape;
+
+/// How one GEMM operand travels from global memory to the MFMA registers.
+enum class Staging : uint8_t {
+  /// Each lane loads its MFMA operand bytes from the row-major operand.
+  Direct = 0,
+  /// Global -> LDS with global_load_lds_dwordx4 (no VGPR round trip).
+  LdsAsync = 1,
+  /// Global -> VGPR -> LDS.
+  LdsSync = 2,
+  /// Pre-packed MFMA panels loaded straight to VGPRs (W only).
+  PackedRegisters = 3,
+};
+/// Layout of LDS-staged operand tiles.
+enum class LdsLayout : uint8_t { Plain = 0, Padded = 1, Xor = 2 };
+/// Instruction-order variant of the K loop body.
+enum class Schedule : uint8_t { Default = 0, Interleave = 1 };
+
+std::string_view mfmaShapeName(MfmaShape shape); // "m32n32k64", ...
+std::string_view stagingName(Staging staging);   // "lds_async", ...
+std::string_view ldsLayoutName(LdsLayout layout);
+std::string_view scheduleName(Schedule schedule);
+std::optional<MfmaShape> parseMfmaShape(std::string_view name);
+std::optional<Staging> parseStaging(std::string_view name);
+std::optional<LdsLayout> parseLdsLayout(std::string_view name);
+std::optional<Schedule> parseSchedule(std::string_view name);
+
+/// A message describing why something is invalid, or nothing when it is
+/// valid. `if (ErrorMessage e = verifyConfig(...)) report(*e);`
+using ErrorMessage = std::optional<std::string>;
+
+/// Upper bounds of the integer fields (inclusive). Far above anything that
+/// fits the hardware; they exist so that no product can overflow.
+constexpr int64_t kMaxTileExtent = 4096;   // tile_m, tile_n, tile_k
+constexpr int64_t kMaxGroupExtent = 65536; // group_m, group_n
+
+/// Every field of `#mxgemm.config`, with its default.
+struct KernelConfig {
+  int64_t tileM = 128, tileN = 128, tileK = 128;
+  int64_t wavesM = 2, wavesN = 2;
+  MfmaShape mfma = MfmaShape::M32N32K64;
+  int64_t groupM = 1, groupN = 0;
+  bool xcdRemap = false;
+  Staging stageX = Staging::Direct, stageW = Staging::Direct;
+  int64_t stages = 1;
+  LdsLayout ldsLayout = LdsLayout::Plain;
+  int64_t split = 1, wavesPerEU = 0;
+  Schedule schedule = Schedule::Default;
+
+  bool operator==(const KernelConfig &other) const;
+  bool operator!=(const KernelConfig &other) const { return !(*this == other); }
+
+  // Derived quantities. Meaningful for configs verifyConfig accepts.
+  /// Output rows of one program (workgroup): tile_m / split.
+  int64_t programTileM() const { return tileM / split; }
+  int64_t numWaves() const { return wavesM * wavesN; }
+  int64_t workgroupSize(const target::TargetModel &t) const {
+    return t.waveSize * numWaves();
+  }
+  /// One wave's output tile.
+  int64_t waveTileM() const { return programTileM() / wavesM; }
+  int64_t waveTileN() const { return tileN / wavesN; }
+  /// FP32 accumulator registers per lane of one wave.
+  int64_t accumulatorRegsPerLane(const target::TargetModel &t) const {
+    return waveTileM() * waveTileN() / t.waveSize;
+  }
+  /// Bytes of one LDS ring row of `tile_k` FP8 elements (with padding).
+  int64_t ldsRowBytes() const {
+    return ldsLayout == LdsLayout::Padded ? tileK + 16 : tileK;
+  }
+  /// Bytes of LDS the kernel allocates (every staged operand, every stage).
+  int64_t ldsBytes() const;
+  /// True if W is read from pre-packed MFMA panels.
+  bool readsWeightPanels() const { return stageW == Staging::PackedRegisters; }
+};
+
+/// True if `staging` goes through an LDS ring.
+constexpr bool usesLds(Staging staging) {
+  return staging == Staging::LdsAsync || staging == Staging::LdsSync;
+}
+
+/// Checks `config` against the rules of docs/Design.md section 3 and the
+/// limits of `target`; the message names the offending fields and values.
+ErrorMessage verifyConfig(const KernelConfig &config,
+                          const target::TargetModel &target);
+
+//===----------------------------------------------------------------------===//
+// The field table: names and values in text form
+//===----------------------------------------------------------------------===//
+
+/// Number of config fields and the name of field `i` in canonical order
+/// (tile_m, tile_n, tile_k, waves_m, waves_n, mfma, group_m, group_n,
+/// xcd_remap, stage_x, stage_w, stages, lds_layout, split, waves_per_eu,
+/// schedule).
+constexpr int kNumConfigFields = 16;
+std::string_view configFieldName(int field);
+/// Index of the field called `name`, or -1.
+int findConfigField(std::string_view name);
+/// Kind of a field's value.
+enum class ConfigFieldKind : uint8_t { Integer, Boolean, Keyword };
+ConfigFieldKind configFieldKind(int field);
+/// The keywords an enum field accepts, comma separated (for messages).
+std::string configFieldKeywords(int field);
+/// Field `field` of `config` as text ("128", "true", "lds_async").
+std::string configFieldValue(const KernelConfig &config, int field);
+/// Sets integer field `field`; an error if it is not an integer field.
+ErrorMessage setConfigInteger(KernelConfig &config, int field, int64_t value);
+/// Sets a boolean or keyword field from its text; the error names the
+/// accepted values.
+ErrorMessage setConfigKeyword(KernelConfig &config, int field,
+                              std::string_view value);
+
+/// The body of `#mxgemm.config<...>`: tile, wave and MFMA fields always,
+/// the others only where they differ from the default, in canonical order
+/// ("tile_m = 128, tile_n = 256, ..., stages = 2").
+std::string formatConfigBody(const KernelConfig &config);
+
+} // namespace mxgemm::contract
+
+#endif // MXGEMM_CONTRACT_KERNELCONFIG_H

@@ -1,0 +1,60 @@
+//===- Problem.h - a GEMM problem family and its limits --------*- C++ -*-===//
+//
+// Y[M, N] = X[M, K] . W[N, K]^T with E8M0 scales (docs/Design.md section 1),
+// everything but M, which every kernel takes at run time. One validation of
+// a problem, shared by mxgemm-compile, the compiler's C API, the op verifier
+// and the tuning database, with the limits that keep every byte count and
+// every offset a kernel computes inside int64 (see docs/Design.md section 4).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_CONTRACT_PROBLEM_H
+#define MXGEMM_CONTRACT_PROBLEM_H
+
+#include "mxgemm/Contract/KernelConfig.h"
+
+#include <cstdint>
+
+namespace mxgemm::contract {
+
+/// Largest N and K of a problem (2^24). With M below 2^31 every operand's
+/// byte count stays below 2^57, so no size or offset overflows int64.
+constexpr int64_t kMaxProblemExtent = int64_t(1) << 24;
+
+/// Largest M a kernel takes: M is an i32 kernel argument.
+constexpr int64_t kMaxM = 2147483647;
+
+/// A GEMM problem family: shapes and formats, M excluded.
+struct GemmProblem {
+  int64_t n = 0, k = 0;
+  ElementType xType = ElementType::E4M3, wType = ElementType::E4M3;
+  ScaleGranularity wScale = ScaleGranularity::Block32x32;
+  ElementType outType = ElementType::BF16;
+
+  bool operator==(const GemmProblem &o) const {
+    return n == o.n && k == o.k && xType == o.xType && wType == o.wType &&
+           wScale == o.wScale && outType == o.outType;
+  }
+  bool operator!=(const GemmProblem &o) const { return !(*this == o); }
+  /// E8M0 scale columns: one per 32 K elements.
+  int64_t scaleColumns() const { return k / kScaleBlock; }
+  /// Rows of Ws: N per row, ceil(N / 32) per 32x32 block.
+  int64_t weightScaleRows() const {
+    return wScale == ScaleGranularity::PerRow
+               ? n
+               : (n + kScaleBlock - 1) / kScaleBlock;
+  }
+};
+
+/// N in 1..2^24, K in 32..2^24 and a multiple of 32, FP8 operands, a BF16
+/// or F32 output.
+ErrorMessage validateProblem(const GemmProblem &problem);
+
+/// The rules that tie a config to a problem: N a multiple of tile_n, K of
+/// tile_k, and packed W panels that tile N and K.
+ErrorMessage verifyProblemConfig(const GemmProblem &problem,
+                                 const KernelConfig &config);
+
+} // namespace mxgemm::contract
+
+#endif // MXGEMM_CONTRACT_PROBLEM_H

@@ -1,0 +1,55 @@
+//===- TuningDatabase.h - the tuning database format ------------*- C++ -*-===//
+//
+// The tuning database (tuning/gfx950.json; docs/Tuning.md) maps a dispatch
+// key (arch, N, K, formats, weight-scale granularity, output type) and an M
+// range to a kernel config. This is its one reader: the build compiles every
+// entry from it (mxgemm-compile --tuning-db), the runtime reads the embedded
+// copy to dispatch, and every rule (schema, names, ranges, overlapping M
+// ranges, one W layout per key, configs the verifier accepts) is checked
+// here, so a database that passes never fails later.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_CONTRACT_TUNINGDATABASE_H
+#define MXGEMM_CONTRACT_TUNINGDATABASE_H
+
+#include "mxgemm/Contract/KernelConfig.h"
+#include "mxgemm/Contract/Problem.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mxgemm::contract {
+
+/// One entry: a key, an M range and the config that serves it.
+struct TuningEntry {
+  std::string name;    // [a-z][a-z0-9_]{0,47}, unique
+  std::string comment; // why this config (free text)
+  std::string note;    // shown in plans (e.g. the case-table plan)
+  std::string arch;    // "gfx950"
+  GemmProblem problem;
+  int64_t mMin = 0, mMax = 0;
+  KernelConfig config;
+
+  /// Symbol of the entry's kernel: "mxgemm_" + name.
+  std::string kernelName() const { return "mxgemm_" + name; }
+};
+
+struct TuningDatabase {
+  static constexpr std::string_view kFormat = "mxgemm-tuning-db";
+  static constexpr int kVersion = 1;
+
+  std::vector<TuningEntry> entries;
+
+  /// Parses and checks a database; the message names the entry and field.
+  /// Duplicate JSON keys, unknown fields and nesting deeper than the format
+  /// has are errors.
+  static ErrorMessage parse(std::string_view json, TuningDatabase &out);
+  /// The entry called `name`, or null.
+  const TuningEntry *find(std::string_view name) const;
+};
+
+} // namespace mxgemm::contract
+
+#endif // MXGEMM_CONTRACT_TUNINGDATABASE_H

@@ -1,0 +1,92 @@
+//===- Passes.td - mxgemm conversion passes ----------------*- tablegen -*-===//
+//
+// The passes that take mxgemm ops out of the IR (docs/Design.md section 3): after
+// them only upstream dialects remain. Every pass's flag is its DEBUG_TYPE.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_CONVERSION_PASSES_TD
+#define MXGEMM_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertMXGemmToAMDGPU : Pass<"convert-mxgemm-to-amdgpu"> {
+  let summary = "lower wave-level mxgemm ops to amdgpu.scaled_mfma, LDS "
+                "copies, waits, barriers and stores (gfx950)";
+  let description = [{
+    Lowers the wave-level ops that `mxgemm-tile`, `mxgemm-stage-copies` and
+    `mxgemm-pipeline` leave in a gfx950 kernel to the `amdgpu`, `rocdl`,
+    `llvm`, `vector`, `memref` and `scf` dialects, as dialect-conversion
+    patterns (`populateMXGemmToAMDGPUConversionPatterns`). The whole mxgemm
+    dialect is illegal afterwards: an mxgemm op the patterns do not lower
+    (`mxgemm.scaled_matmul` before `mxgemm-tile`, `mxgemm.program_tile`
+    before `mxgemm-group-tiles`) is an error naming the pass that should
+    have run, so a misordered pipeline fails instead of leaving mxgemm ops
+    behind.
+
+    `mxgemm.wave_mma` becomes per-lane operand loads in the register layouts
+    of docs/Design.md section 9 and a fixed-K-order chain of
+    `amdgpu.scaled_mfma` (gfx950 `v_mfma_scale_f32_32x32x64_f8f6f4` or
+    `v_mfma_scale_f32_16x16x128_f8f6f4`): lane `l` loads bytes
+    `k = 32*(e>>4) + 16*(l/32) + (e&15)` (32x32x64) or
+    `k = 64*(e>>4) + 16*(l/16) + (e&15)` (16x16x128) of its row, and the
+    E8M0 scale of row `l % nonK`, block `l / nonK` into byte 0 of a VGPR
+    scale operand. Per-row and 32x32-block weight scales are both supported.
+    Operands staged in LDS (`x_tile`/`w_tile`) are read with 16-byte
+    `ds_read_b128`s at the same (row, k) positions; `w_panels` operands with
+    one contiguous 32-byte load per lane. In a pipelined loop (refill copies
+    between the publishing barrier and the MMA) the global loads of every
+    MFMA step (scales, panels, direct operands) are issued before those
+    copies: vmcnt retires in order, so a load issued after the copies could
+    only be waited for together with them. The barrier and the copies are
+    recognised whether or not they are lowered yet, so the result does not
+    depend on the order in which the driver applies the patterns.
+
+    `mxgemm.store_tile` becomes per-element conversion (BF16 round to
+    nearest even, or FP32) and stores guarded by `row < M`;
+    `mxgemm.copy_to_lds` becomes `amdgpu.gather_to_lds`
+    (`global_load_lds_dwordx4`) or global loads + LDS stores;
+    `mxgemm.wait_copies` becomes `amdgpu.memory_counter_wait`
+    (`s_waitcnt vmcnt(N) lgkmcnt(0)`), and `mxgemm.ring_barrier` becomes
+    `rocdl.s.barrier` between single-thread `llvm.fence`s.
+
+    A kernel whose config says `stage_w = packed_registers` but whose MMA
+    reads row-major W (`mxgemm-stage-copies` did not run) is rejected.
+
+    Example:
+    `mxgemm-opt --mxgemm-tile --mxgemm-group-tiles --convert-mxgemm-to-amdgpu in.mlir`
+  }];
+  let options = [
+    Option<"allowPatternRollback", "allow-pattern-rollback", "bool",
+           /*default=*/"true",
+           "let the conversion driver defer erasure and roll back patterns "
+           "(false: the one-shot driver, which erases replaced ops at once)">
+  ];
+  let statistics = [
+    Statistic<"numMfmas", "num-mfmas", "amdgpu.scaled_mfma ops emitted">,
+    Statistic<"numHoistedMmas", "num-hoisted-mmas",
+              "MMAs whose global loads were issued ahead of refill copies">,
+    Statistic<"numDsReads", "num-ds-reads",
+              "16-byte LDS operand reads (ds_read_b128) emitted">,
+    Statistic<"numGlobalLoads", "num-global-loads",
+              "global loads emitted (MMA operands and scales, lds_sync data)">,
+    Statistic<"numLdsCopies", "num-lds-copies",
+              "mxgemm.copy_to_lds ops lowered">,
+    Statistic<"numLdsCopyInstructions", "num-lds-copy-instructions",
+              "global-to-LDS transfers emitted (gather_to_lds or LDS store)">,
+    Statistic<"numWaits", "num-waits", "mxgemm.wait_copies ops lowered">,
+    Statistic<"numBarriers", "num-barriers",
+              "mxgemm.ring_barrier ops lowered">,
+    Statistic<"numStores", "num-stores",
+              "output element stores emitted (guarded and unguarded)">
+  ];
+  let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::ROCDL::ROCDLDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
+#endif // MXGEMM_CONVERSION_PASSES_TD

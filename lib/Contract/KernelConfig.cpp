@@ -1,0 +1,381 @@
+//===- KernelConfig.cpp - fields, defaults and rules of a kernel config ---===//
+//
+// The config verifier checks each field's range before any product is
+// formed, so that a hostile config (waves_m = 2^62, group_m = INT64_MAX)
+// is a message instead of a wrapped product, a division by zero or a
+// kernel that never ends.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Contract/KernelConfig.h"
+
+#include <array>
+#include <sstream>
+
+using namespace mxgemm;
+using namespace mxgemm::contract;
+
+//===----------------------------------------------------------------------===//
+// Enum names
+//===----------------------------------------------------------------------===//
+
+namespace {
+template <typename Enum, size_t N>
+std::optional<Enum> parseName(const std::array<std::string_view, N> &names,
+                              std::string_view name) {
+  for (size_t i = 0; i < N; ++i)
+    if (names[i] == name)
+      return static_cast<Enum>(i);
+  return std::nullopt;
+}
+
+template <typename Enum, size_t N>
+std::string_view nameOf(const std::array<std::string_view, N> &names,
+                        Enum value) {
+  size_t i = static_cast<size_t>(value);
+  return i < N ? names[i] : std::string_view("?");
+}
+
+template <size_t N>
+std::string joinNames(const std::array<std::string_view, N> &names) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) {
+    if (i)
+      out += ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+constexpr std::array<std::string_view, 2> kMfmaNames = {"m32n32k64",
+                                                        "m16n16k128"};
+constexpr std::array<std::string_view, 4> kStagingNames = {
+    "direct", "lds_async", "lds_sync", "packed_registers"};
+constexpr std::array<std::string_view, 3> kLdsLayoutNames = {"plain", "padded",
+                                                             "xor"};
+constexpr std::array<std::string_view, 2> kScheduleNames = {"default",
+                                                            "interleave"};
+constexpr std::array<std::string_view, 2> kBoolNames = {"false", "true"};
+} // namespace
+
+std::string_view contract::mfmaShapeName(MfmaShape s) {
+  return nameOf(kMfmaNames, s);
+}
+std::string_view contract::stagingName(Staging s) {
+  return nameOf(kStagingNames, s);
+}
+std::string_view contract::ldsLayoutName(LdsLayout l) {
+  return nameOf(kLdsLayoutNames, l);
+}
+std::string_view contract::scheduleName(Schedule s) {
+  return nameOf(kScheduleNames, s);
+}
+std::optional<MfmaShape> contract::parseMfmaShape(std::string_view name) {
+  return parseName<MfmaShape>(kMfmaNames, name);
+}
+std::optional<Staging> contract::parseStaging(std::string_view name) {
+  return parseName<Staging>(kStagingNames, name);
+}
+std::optional<LdsLayout> contract::parseLdsLayout(std::string_view name) {
+  return parseName<LdsLayout>(kLdsLayoutNames, name);
+}
+std::optional<Schedule> contract::parseSchedule(std::string_view name) {
+  return parseName<Schedule>(kScheduleNames, name);
+}
+
+//===----------------------------------------------------------------------===//
+// Derived quantities and equality
+//===----------------------------------------------------------------------===//
+
+bool KernelConfig::operator==(const KernelConfig &o) const {
+  return tileM == o.tileM && tileN == o.tileN && tileK == o.tileK &&
+         wavesM == o.wavesM && wavesN == o.wavesN && mfma == o.mfma &&
+         groupM == o.groupM && groupN == o.groupN && xcdRemap == o.xcdRemap &&
+         stageX == o.stageX && stageW == o.stageW && stages == o.stages &&
+         ldsLayout == o.ldsLayout && split == o.split &&
+         wavesPerEU == o.wavesPerEU && schedule == o.schedule;
+}
+
+int64_t KernelConfig::ldsBytes() const {
+  int64_t rows = 0;
+  if (usesLds(stageX))
+    rows += programTileM();
+  if (usesLds(stageW))
+    rows += tileN;
+  return stages * rows * ldsRowBytes();
+}
+
+//===----------------------------------------------------------------------===//
+// Verification
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Builds a message from streamed parts.
+struct Message {
+  std::ostringstream os;
+  template <typename T> Message &operator<<(const T &v) {
+    os << v;
+    return *this;
+  }
+  operator ErrorMessage() const { return os.str(); }
+};
+
+bool inRange(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
+} // namespace
+
+ErrorMessage contract::verifyConfig(const KernelConfig &c,
+                                    const target::TargetModel &t) {
+  // Field ranges first: every product below is then far from overflowing.
+  if (!inRange(c.tileM, 1, kMaxTileExtent) ||
+      !inRange(c.tileN, 1, kMaxTileExtent) ||
+      !inRange(c.tileK, 1, kMaxTileExtent))
+    return Message() << "tile sizes must be in 1.." << kMaxTileExtent
+                     << ", got tile_m = " << c.tileM << ", tile_n = " << c.tileN
+                     << ", tile_k = " << c.tileK;
+  if (!inRange(c.wavesM, 1, t.maxWavesPerWorkgroup) ||
+      !inRange(c.wavesN, 1, t.maxWavesPerWorkgroup))
+    return Message() << "waves_m and waves_n must be in 1.."
+                     << t.maxWavesPerWorkgroup << ", got " << c.wavesM << " x "
+                     << c.wavesN;
+  if (c.wavesM * c.wavesN > t.maxWavesPerWorkgroup)
+    return Message() << "waves_m * waves_n = " << c.wavesM * c.wavesN
+                     << " exceeds the " << t.maxWavesPerWorkgroup << " waves ("
+                     << t.maxWavesPerWorkgroup * t.waveSize << " threads) of a "
+                     << t.chip << " workgroup";
+  if (c.split <= 0 || c.tileM % c.split != 0)
+    return Message() << "split (" << c.split
+                     << ") must be positive and divide tile_m (" << c.tileM
+                     << ")";
+  const target::MfmaInstruction &mfma = t.getMfma(c.mfma);
+  const int64_t programTileM = c.programTileM();
+  if (programTileM % (c.wavesM * mfma.m) != 0)
+    return Message() << "tile_m / split (" << programTileM
+                     << ") must be a multiple of waves_m * MFMA M (" << c.wavesM
+                     << " * " << mfma.m << ")";
+  if (c.tileN % (c.wavesN * mfma.n) != 0)
+    return Message() << "tile_n (" << c.tileN
+                     << ") must be a multiple of waves_n * MFMA N (" << c.wavesN
+                     << " * " << mfma.n << ")";
+  if (c.tileK % mfma.k != 0)
+    return Message() << "tile_k (" << c.tileK
+                     << ") must be a multiple of the MFMA K (" << mfma.k << ")";
+  if (!inRange(c.groupM, 1, kMaxGroupExtent) ||
+      !inRange(c.groupN, 0, kMaxGroupExtent))
+    return Message() << "group_m must be in 1.." << kMaxGroupExtent
+                     << " and group_n in 0.." << kMaxGroupExtent << ", got "
+                     << c.groupM << " x " << c.groupN;
+  if (c.stageX == Staging::PackedRegisters)
+    return Message() << "stage_x = packed_registers is not supported: X "
+                        "changes with every call, and packing it per call "
+                        "is the repacking docs/Design.md section 5 rules "
+                        "out; pack W (stage_w) and stage X through LDS";
+  if (c.stages < 1 || c.stages > 4)
+    return Message() << "stages must be in 1..4, got " << c.stages;
+  if (c.stages > 1 && !usesLds(c.stageX) && !usesLds(c.stageW))
+    return Message() << "stages = " << c.stages
+                     << " pipelines LDS buffers, but neither operand is "
+                        "staged through LDS";
+  if (c.wavesPerEU < 0 || c.wavesPerEU > t.maxWavesPerSimd)
+    return Message() << "waves_per_eu must be in 0.." << t.maxWavesPerSimd
+                     << ", got " << c.wavesPerEU;
+  const int64_t accRegs = c.accumulatorRegsPerLane(t);
+  if (accRegs > t.vgprsPerLane / 2)
+    return Message() << "each wave's accumulator tile needs " << accRegs
+                     << " registers per lane; more than half of the "
+                     << t.vgprsPerLane << " " << t.chip
+                     << " VGPRs+AGPRs would spill";
+  const int64_t lds = c.ldsBytes();
+  if (lds > t.maxLdsBytesPerWorkgroup)
+    return Message() << "config needs " << lds
+                     << " bytes of LDS, more than the "
+                     << t.maxLdsBytesPerWorkgroup << " a " << t.chip
+                     << " workgroup can allocate";
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Field table
+//===----------------------------------------------------------------------===//
+
+namespace {
+enum Field {
+  FTileM,
+  FTileN,
+  FTileK,
+  FWavesM,
+  FWavesN,
+  FMfma,
+  FGroupM,
+  FGroupN,
+  FXcdRemap,
+  FStageX,
+  FStageW,
+  FStages,
+  FLdsLayout,
+  FSplit,
+  FWavesPerEU,
+  FSchedule,
+};
+constexpr std::array<std::string_view, kNumConfigFields> kFieldNames = {
+    "tile_m",     "tile_n",  "tile_k",       "waves_m", "waves_n", "mfma",
+    "group_m",    "group_n", "xcd_remap",    "stage_x", "stage_w", "stages",
+    "lds_layout", "split",   "waves_per_eu", "schedule"};
+
+/// The integer member of field `f`, or null for non-integer fields.
+int64_t *integerField(KernelConfig &c, int f) {
+  switch (f) {
+  case FTileM:
+    return &c.tileM;
+  case FTileN:
+    return &c.tileN;
+  case FTileK:
+    return &c.tileK;
+  case FWavesM:
+    return &c.wavesM;
+  case FWavesN:
+    return &c.wavesN;
+  case FGroupM:
+    return &c.groupM;
+  case FGroupN:
+    return &c.groupN;
+  case FStages:
+    return &c.stages;
+  case FSplit:
+    return &c.split;
+  case FWavesPerEU:
+    return &c.wavesPerEU;
+  default:
+    return nullptr;
+  }
+}
+} // namespace
+
+std::string_view contract::configFieldName(int field) {
+  return field >= 0 && field < kNumConfigFields ? kFieldNames[field]
+                                                : std::string_view("?");
+}
+
+int contract::findConfigField(std::string_view name) {
+  for (int i = 0; i < kNumConfigFields; ++i)
+    if (kFieldNames[i] == name)
+      return i;
+  return -1;
+}
+
+ConfigFieldKind contract::configFieldKind(int field) {
+  switch (field) {
+  case FMfma:
+  case FStageX:
+  case FStageW:
+  case FLdsLayout:
+  case FSchedule:
+    return ConfigFieldKind::Keyword;
+  case FXcdRemap:
+    return ConfigFieldKind::Boolean;
+  default:
+    return ConfigFieldKind::Integer;
+  }
+}
+
+std::string contract::configFieldKeywords(int field) {
+  switch (field) {
+  case FMfma:
+    return joinNames(kMfmaNames);
+  case FStageX:
+  case FStageW:
+    return joinNames(kStagingNames);
+  case FLdsLayout:
+    return joinNames(kLdsLayoutNames);
+  case FSchedule:
+    return joinNames(kScheduleNames);
+  case FXcdRemap:
+    return joinNames(kBoolNames);
+  default:
+    return "an integer";
+  }
+}
+
+std::string contract::configFieldValue(const KernelConfig &c, int field) {
+  switch (field) {
+  case FMfma:
+    return std::string(mfmaShapeName(c.mfma));
+  case FStageX:
+    return std::string(stagingName(c.stageX));
+  case FStageW:
+    return std::string(stagingName(c.stageW));
+  case FLdsLayout:
+    return std::string(ldsLayoutName(c.ldsLayout));
+  case FSchedule:
+    return std::string(scheduleName(c.schedule));
+  case FXcdRemap:
+    return c.xcdRemap ? "true" : "false";
+  default:
+    if (int64_t *v = integerField(const_cast<KernelConfig &>(c), field))
+      return std::to_string(*v);
+    return "?";
+  }
+}
+
+ErrorMessage contract::setConfigInteger(KernelConfig &c, int field,
+                                        int64_t value) {
+  int64_t *member = integerField(c, field);
+  if (!member)
+    return Message() << "config field '" << configFieldName(field)
+                     << "' expects " << configFieldKeywords(field)
+                     << ", got an integer";
+  *member = value;
+  return std::nullopt;
+}
+
+ErrorMessage contract::setConfigKeyword(KernelConfig &c, int field,
+                                        std::string_view value) {
+  auto bad = [&]() -> ErrorMessage {
+    return Message() << "invalid value '" << value << "' for config field '"
+                     << configFieldName(field) << "' (expected "
+                     << configFieldKeywords(field) << ")";
+  };
+  switch (field) {
+  case FMfma:
+    if (auto v = parseMfmaShape(value))
+      return c.mfma = *v, std::nullopt;
+    return bad();
+  case FStageX:
+  case FStageW:
+    if (auto v = parseStaging(value))
+      return (field == FStageX ? c.stageX : c.stageW) = *v, std::nullopt;
+    return bad();
+  case FLdsLayout:
+    if (auto v = parseLdsLayout(value))
+      return c.ldsLayout = *v, std::nullopt;
+    return bad();
+  case FSchedule:
+    if (auto v = parseSchedule(value))
+      return c.schedule = *v, std::nullopt;
+    return bad();
+  case FXcdRemap:
+    if (value == "true" || value == "false")
+      return c.xcdRemap = value == "true", std::nullopt;
+    return Message() << "config field 'xcd_remap' expects true or false, got '"
+                     << value << "'";
+  default:
+    return bad();
+  }
+}
+
+std::string contract::formatConfigBody(const KernelConfig &c) {
+  static const KernelConfig defaults;
+  std::string out;
+  for (int f = 0; f < kNumConfigFields; ++f) {
+    // Tile, wave and MFMA fields always print: they are what a reader
+    // looks for; the others only where they differ from the default.
+    std::string value = configFieldValue(c, f);
+    if (f > FMfma && value == configFieldValue(defaults, f))
+      continue;
+    if (!out.empty())
+      out += ", ";
+    out += kFieldNames[f];
+    out += " = ";
+    out += value;
+  }
+  return out;
+}

@@ -1,0 +1,200 @@
+//===- Problem.cpp - formats, problems, arguments and the grid ------------===//
+//
+// The small pieces of the contract that every layer shares: the one
+// spelling of each format, the problem limits, the argument list of the
+// kernel ABI and the checked grid arithmetic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Contract/Problem.h"
+#include "mxgemm/Contract/KernelABI.h"
+#include "mxgemm/Contract/TileGrouping.h"
+
+#include <sstream>
+
+using namespace mxgemm;
+using namespace mxgemm::contract;
+
+//===----------------------------------------------------------------------===//
+// Formats
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr std::string_view kElementNames[] = {"e4m3", "e5m2", "bf16", "f16",
+                                              "f32"};
+constexpr std::string_view kGranularityNames[] = {"block32x32", "per_row"};
+} // namespace
+
+std::string_view contract::elementTypeName(ElementType type) {
+  auto i = static_cast<size_t>(type);
+  return i < std::size(kElementNames) ? kElementNames[i] : "?";
+}
+
+std::optional<ElementType> contract::parseElementType(std::string_view name) {
+  for (size_t i = 0; i < std::size(kElementNames); ++i)
+    if (kElementNames[i] == name)
+      return static_cast<ElementType>(i);
+  return std::nullopt;
+}
+
+std::string_view contract::scaleGranularityName(ScaleGranularity g) {
+  auto i = static_cast<size_t>(g);
+  return i < std::size(kGranularityNames) ? kGranularityNames[i] : "?";
+}
+
+std::optional<ScaleGranularity>
+contract::parseScaleGranularity(std::string_view name) {
+  for (size_t i = 0; i < std::size(kGranularityNames); ++i)
+    if (kGranularityNames[i] == name)
+      return static_cast<ScaleGranularity>(i);
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Problems
+//===----------------------------------------------------------------------===//
+
+ErrorMessage contract::validateProblem(const GemmProblem &p) {
+  std::ostringstream os;
+  if (p.n < 1 || p.n > kMaxProblemExtent || p.k < 1 ||
+      p.k > kMaxProblemExtent) {
+    os << "N and K must be in 1.." << kMaxProblemExtent << ", got N = " << p.n
+       << ", K = " << p.k;
+    return os.str();
+  }
+  if (p.k % kScaleBlock != 0) {
+    os << "K must be a multiple of 32 (one E8M0 scale per 32 elements), got "
+       << p.k;
+    return os.str();
+  }
+  if (!isFP8(p.xType) || !isFP8(p.wType)) {
+    os << "X and W must be e4m3 or e5m2, got " << elementTypeName(p.xType)
+       << " and " << elementTypeName(p.wType);
+    return os.str();
+  }
+  if (p.outType != ElementType::BF16 && p.outType != ElementType::F32) {
+    os << "the output type must be bf16 or f32, got "
+       << elementTypeName(p.outType);
+    return os.str();
+  }
+  return std::nullopt;
+}
+
+ErrorMessage contract::verifyProblemConfig(const GemmProblem &p,
+                                           const KernelConfig &c) {
+  std::ostringstream os;
+  if (c.tileN <= 0 || p.n % c.tileN != 0) {
+    os << "N (" << p.n << ") must be a multiple of tile_n (" << c.tileN << ")";
+    return os.str();
+  }
+  if (c.tileK <= 0 || p.k % c.tileK != 0) {
+    os << "K (" << p.k << ") must be a multiple of tile_k (" << c.tileK << ")";
+    return os.str();
+  }
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel ABI
+//===----------------------------------------------------------------------===//
+
+std::string_view contract::argumentKindName(ArgumentKind kind) {
+  return kind == ArgumentKind::I32 ? "i32" : "global_pointer";
+}
+
+std::optional<ArgumentKind> contract::parseArgumentKind(std::string_view name) {
+  if (name == "global_pointer")
+    return ArgumentKind::GlobalPointer;
+  if (name == "i32")
+    return ArgumentKind::I32;
+  return std::nullopt;
+}
+
+std::vector<KernelArgument> contract::kernelArguments(const GemmProblem &,
+                                                      const KernelConfig &) {
+  std::vector<KernelArgument> args;
+  uint32_t offset = 0;
+  auto add = [&](std::string_view name, ArgumentKind kind, uint32_t size) {
+    offset = (offset + size - 1) / size * size;
+    args.push_back({std::string(name), kind, offset, size});
+    offset += size;
+  };
+  for (std::string_view name : {kArgX, kArgXScales, kArgW, kArgWScales, kArgY})
+    add(name, ArgumentKind::GlobalPointer, 8);
+  add(kArgM, ArgumentKind::I32, 4);
+  return args;
+}
+
+uint32_t
+contract::explicitArgumentBytes(const std::vector<KernelArgument> &args) {
+  uint32_t end = 0;
+  for (const KernelArgument &a : args)
+    end = std::max(end, a.offset + a.size);
+  return end;
+}
+
+//===----------------------------------------------------------------------===//
+// The grid
+//===----------------------------------------------------------------------===//
+
+TileGrid TileGrid::of(const KernelConfig &config, int64_t n,
+                      const target::TargetModel &target) {
+  TileGrid g;
+  g.programTileM = config.programTileM();
+  g.tileN = config.tileN;
+  g.numTilesN = config.tileN > 0 ? n / config.tileN : 0;
+  g.groupM = config.groupM;
+  g.groupN = config.groupN;
+  g.xcdRemap = config.xcdRemap;
+  g.numXcds = target.numXcds;
+  return g;
+}
+
+ErrorMessage TileGrid::validate() const {
+  std::ostringstream os;
+  if (programTileM < 1 || programTileM > kMaxTileExtent || tileN < 1 ||
+      tileN > kMaxTileExtent) {
+    os << "program_tile_m and tile_n must be in 1.." << kMaxTileExtent
+       << ", got " << programTileM << " and " << tileN;
+    return os.str();
+  }
+  if (numTilesN < 1 || numTilesN > kMaxProblemExtent) {
+    os << "num_tiles_n must be in 1.." << kMaxProblemExtent << ", got "
+       << numTilesN;
+    return os.str();
+  }
+  if (groupM < 1 || groupM > kMaxGroupExtent || groupN < 0 ||
+      groupN > kMaxGroupExtent) {
+    os << "group_m must be in 1.." << kMaxGroupExtent << " and group_n in 0.."
+       << kMaxGroupExtent << ", got " << groupM << " x " << groupN;
+    return os.str();
+  }
+  if (xcdRemap && (numXcds < 1 || numXcds > 64)) {
+    os << "num_xcds must be in 1..64 with xcd_remap, got " << numXcds;
+    return os.str();
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> TileGrid::numWorkgroups(int64_t m) const {
+  if (validate() || m < 1 || m > kMaxM)
+    return std::nullopt;
+  // Both factors are below 2^31 and 2^24: the product cannot overflow.
+  const int64_t tilesM = (m + programTileM - 1) / programTileM;
+  const int64_t count = tilesM * numTilesN;
+  if (count > int64_t(UINT32_MAX))
+    return std::nullopt;
+  return count;
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+TileGrid::tileOrigin(int64_t workgroup, int64_t m) const {
+  std::optional<int64_t> count = numWorkgroups(m);
+  if (!count || workgroup < 0 || workgroup >= *count)
+    return std::nullopt;
+  IntegerTileArith arith;
+  const int64_t tilesM = (m + programTileM - 1) / programTileM;
+  auto [tileM, tileCol] = mapProgramToTile(arith, workgroup, tilesM, numTilesN,
+                                           groupM, groupN, xcdRemap, numXcds);
+  return std::make_pair(tileM * programTileM, tileCol * tileN);
+}

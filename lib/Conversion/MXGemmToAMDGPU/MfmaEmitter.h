@@ -1,0 +1,163 @@
+//===- MfmaEmitter.h - per-lane MFMA layout arithmetic ----------*- C++ -*-===//
+//
+// The one place that knows the gfx950 scaled-MFMA register layouts
+// (docs/Design.md section 9), shared by the MMA, copy and store patterns. Every
+// lane loads exactly the operand bytes and the scale byte the hardware
+// expects of it, so the MFMA chain needs no shuffles; a layout error here
+// shows up as wrong numbers on the emulator's per-block-scale tests, never
+// as a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_LIB_CONVERSION_MXGEMMTOAMDGPU_MFMAEMITTER_H
+#define MXGEMM_LIB_CONVERSION_MXGEMMTOAMDGPU_MFMAEMITTER_H
+
+#include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <optional>
+
+namespace mxgemm {
+
+/// Per-lane coordinates of an MFMA operand: lane l holds row/column
+/// `r = l % nonK` and K-group `g = l / nonK`.
+struct LaneCoords {
+  Value lane, r, g;
+};
+
+/// Builds the index arithmetic and the loads of one lane at the builder's
+/// insertion point. The op order it produces is part of the kernels' byte
+/// identity (the backend schedules from it): keep it when editing.
+class MfmaEmitter {
+public:
+  MfmaEmitter(OpBuilder &b, Location loc, int64_t nonK)
+      : b(b), loc(loc), nonK(nonK) {
+    // Workgroups are whole waves along x, so tid % 64 is the wave64 lane.
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    coords.lane = arith::RemUIOp::create(b, loc, tid, idx(64));
+    coords.r = arith::RemUIOp::create(b, loc, coords.lane, idx(nonK));
+    coords.g = arith::DivUIOp::create(b, loc, coords.lane, idx(nonK));
+  }
+
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value a, Value c) { return arith::AddIOp::create(b, loc, a, c); }
+  Value add(Value a, int64_t c) { return c == 0 ? a : add(a, idx(c)); }
+  Value mul(Value a, int64_t c) {
+    return arith::MulIOp::create(b, loc, a, idx(c));
+  }
+
+  /// Continues in a branch taken only where `v < bound` (the caller keeps
+  /// an InsertionGuard to come back out).
+  void enterIfBelow(Value v, int64_t bound) {
+    Value below =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, v, idx(bound));
+    auto branch = scf::IfOp::create(b, loc, below, /*withElse=*/false);
+    b.setInsertionPointToStart(branch.thenBlock());
+  }
+
+  /// The 32 operand bytes of this lane for the MFMA step starting at
+  /// element `kBase` of the row that starts at `rowBase`: bytes 0..15 are
+  /// `k = 16g + 0..15`, bytes 16..31 are `k = half + 16g + 0..15` with
+  /// `half` = 32 (32x32x64) or 64 (16x16x128).
+  Value loadOperand(Value mem, Value rowBase, Value kBase) {
+    Value groupOffset = mul(coords.g, 16);
+    Value rowK = add(rowBase, kBase);
+    Value first = add(rowK, groupOffset);
+    return loadHalves(mem, {}, first, std::nullopt, /*alignment=*/std::nullopt);
+  }
+
+  /// Same bytes as loadOperand, from W packed in MFMA panels: the lane's 32
+  /// bytes are contiguous at `panelBase` (its lane slot in the first panel
+  /// of the block) + kBase * nonK (a panel spans kStep elements of K and
+  /// 2048 = kStep * nonK bytes).
+  Value loadOperandFromPanels(Value mem, Value panelBase, Value kBase) {
+    Value first = add(panelBase, mul(kBase, nonK));
+    return loadHalves(mem, {}, first, add(first, 16), /*alignment=*/16);
+  }
+
+  /// Same bytes as loadOperand, from the wave's LDS view [rows, tile_k]:
+  /// row `row` (in the view) at K offset `kBase` (in the tile).
+  Value loadOperandFromLds(Value view, Value row, int64_t kBase,
+                           bool xorSwizzle) {
+    Value col = add(mul(coords.g, 16), kBase);
+    if (!xorSwizzle) {
+      // 16-byte aligned so that each half is one ds_read_b128.
+      return loadHalves(view, {row}, col, std::nullopt, /*alignment=*/16);
+    }
+    int64_t rowBytes = cast<MemRefType>(view.getType()).getDimSize(1);
+    Value hiCol = add(col, nonK == 32 ? 32 : 64);
+    return loadHalves(view, {row}, swizzleColumn(row, col, rowBytes),
+                      swizzleColumn(row, hiCol, rowBytes), /*alignment=*/16);
+  }
+
+  /// The byte column where logical column `col` (a multiple of 16) of ring
+  /// row `row` lives under lds_layout = xor: 16-byte chunks are permuted by
+  /// XOR with (row / rowsPerBankSweep) % chunksPerRow, so that the 16 lanes
+  /// of a ds_read_b128 phase (16 consecutive rows, same column) hit 16
+  /// different 4-bank groups. The permutation is its own inverse.
+  Value swizzleColumn(Value row, Value col, int64_t rowBytes) {
+    const int64_t chunks = rowBytes / 16;
+    const int64_t rowsPerSweep = std::max<int64_t>(1, 256 / rowBytes);
+    Value sweep = arith::DivUIOp::create(b, loc, row, idx(rowsPerSweep));
+    Value key = arith::RemUIOp::create(b, loc, sweep, idx(chunks));
+    Value chunk = arith::DivUIOp::create(b, loc, col, idx(16));
+    Value swizzled = arith::XOrIOp::create(b, loc, chunk, key);
+    return mul(swizzled, 16);
+  }
+
+  /// The two 16-byte halves of a lane's operand, at `first` and `half`
+  /// elements later (32 for 32x32x64, 64 for 16x16x128) along the last
+  /// index, concatenated into the 32-byte MFMA operand.
+  Value loadHalves(Value mem, ValueRange leading, Value first,
+                   std::optional<Value> second,
+                   std::optional<uint64_t> alignment) {
+    auto memType = cast<MemRefType>(mem.getType());
+    auto halfType = VectorType::get({16}, memType.getElementType());
+    auto load = [&](Value last) {
+      SmallVector<Value> indices(leading.begin(), leading.end());
+      indices.push_back(last);
+      auto op = vector::LoadOp::create(b, loc, halfType, mem, indices);
+      if (alignment)
+        op.setAlignment(*alignment);
+      return op.getResult();
+    };
+    Value lo = load(first);
+    Value hi = load(second ? *second : add(first, nonK == 32 ? 32 : 64));
+    (gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(memType) ? dsReads
+                                                              : globalLoads) +=
+        2;
+    SmallVector<int64_t> all(32);
+    for (int64_t i = 0; i < 32; ++i)
+      all[i] = i;
+    return vector::ShuffleOp::create(b, loc, lo, hi, all);
+  }
+
+  /// The scale operand: byte 0 of the VGPR is the E8M0 scale of row/column
+  /// `r`, K-block `g` of the step (lane `b * nonK + r` supplies block b).
+  /// The MFMA reads only the byte op_sel picks (0), so the other three are
+  /// left zero: the byte is zero-extended into the register, as the
+  /// unsigned byte load already does, instead of merged into a constant.
+  Value loadScale(Value mem, Value scaleRowBase, Value kBlock) {
+    Type e8m0 = cast<MemRefType>(mem.getType()).getElementType();
+    Value s = memref::LoadOp::create(
+        b, loc, mem, ValueRange{add(add(scaleRowBase, kBlock), coords.g)});
+    ++globalLoads;
+    Value bits = arith::BitcastOp::create(b, loc, b.getI8Type(), s);
+    Value word = arith::ExtUIOp::create(b, loc, b.getI32Type(), bits);
+    Value vec = vector::BroadcastOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), word);
+    return vector::BitCastOp::create(b, loc, VectorType::get({4}, e8m0), vec);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  int64_t nonK;
+  LaneCoords coords;
+  /// Loads emitted so far, by memory: what the pass statistics report.
+  int64_t globalLoads = 0, dsReads = 0;
+};
+
+} // namespace mxgemm
+
+#endif // MXGEMM_LIB_CONVERSION_MXGEMMTOAMDGPU_MFMAEMITTER_H

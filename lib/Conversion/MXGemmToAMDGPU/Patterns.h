@@ -1,0 +1,56 @@
+//===- Patterns.h - the MXGemmToAMDGPU patterns, by concern -----*- C++ -*-===//
+//
+// One populate function per file of patterns (MMA, copies, stores, waits and
+// barriers); populateMXGemmToAMDGPUConversionPatterns adds them all.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_LIB_CONVERSION_MXGEMMTOAMDGPU_PATTERNS_H
+#define MXGEMM_LIB_CONVERSION_MXGEMMTOAMDGPU_PATTERNS_H
+
+#include "mxgemm/Conversion/MXGemmToAMDGPU/MXGemmToAMDGPU.h"
+
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mxgemm {
+
+/// A conversion pattern that adds what it emits to optional counts.
+template <typename SourceOp>
+class CountingPattern : public OpConversionPattern<SourceOp> {
+public:
+  CountingPattern(MLIRContext *ctx, MXGemmToAMDGPUCounts *counts)
+      : OpConversionPattern<SourceOp>(ctx), counts(counts) {}
+
+protected:
+  void count(uint64_t MXGemmToAMDGPUCounts::*field, uint64_t n = 1) const {
+    if (counts)
+      counts->*field += n;
+  }
+
+private:
+  MXGemmToAMDGPUCounts *counts;
+};
+
+/// True if `op` is, or holds, a copy into LDS, lowered or not
+/// (CopiesToAMDGPU.cpp).
+bool isLdsCopy(Operation *op);
+/// True if `op` is a ring barrier or the last op of a lowered one
+/// (SyncToAMDGPU.cpp).
+bool endsRingBarrier(Operation *op);
+
+/// mxgemm.wave_mma (WaveMmaToMfma.cpp).
+void populateWaveMmaToMfmaPatterns(RewritePatternSet &patterns,
+                                   MXGemmToAMDGPUCounts *counts);
+/// mxgemm.copy_to_lds (CopiesToAMDGPU.cpp).
+void populateCopiesToAMDGPUPatterns(RewritePatternSet &patterns,
+                                    MXGemmToAMDGPUCounts *counts);
+/// mxgemm.store_tile (StoresToAMDGPU.cpp).
+void populateStoresToAMDGPUPatterns(RewritePatternSet &patterns,
+                                    MXGemmToAMDGPUCounts *counts);
+/// mxgemm.wait_copies and mxgemm.ring_barrier (SyncToAMDGPU.cpp).
+void populateSyncToAMDGPUPatterns(RewritePatternSet &patterns,
+                                  MXGemmToAMDGPUCounts *counts);
+
+} // namespace mxgemm
+
+#endif // MXGEMM_LIB_CONVERSION_MXGEMMTOAMDGPU_PATTERNS_H

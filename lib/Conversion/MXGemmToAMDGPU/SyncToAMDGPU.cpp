@@ -1,0 +1,88 @@
+//===- SyncToAMDGPU.cpp - waits and ring barriers -------------------------===//
+//
+// Lowers the synchronisation of the LDS ring: mxgemm.wait_copies to an
+// s_waitcnt and mxgemm.ring_barrier to an s_barrier that waits for nothing
+// (see RingBarrierOp). Also recognises a lowered ring barrier, so that the
+// MMA pattern finds the barrier that publishes its tile in either form.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
+using namespace mlir;
+
+namespace mxgemm {
+namespace {
+
+/// The fences around the ring barrier's s_barrier: single-thread scope, so
+/// that they order the compiler and add no wait.
+constexpr llvm::StringLiteral kRingBarrierSyncScope = "singlethread";
+
+bool isRingBarrierFence(Operation *op, LLVM::AtomicOrdering ordering) {
+  auto fence = dyn_cast_or_null<LLVM::FenceOp>(op);
+  return fence && fence.getOrdering() == ordering &&
+         fence.getSyncscope() == kRingBarrierSyncScope;
+}
+
+class WaitCopiesLowering : public CountingPattern<WaitCopiesOp> {
+public:
+  using CountingPattern::CountingPattern;
+
+  LogicalResult
+  matchAndRewrite(WaitCopiesOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    amdgpu::MemoryCounterWaitOp::create(
+        rewriter, op.getLoc(), rewriter.getI32IntegerAttr(op.getPending()),
+        /*store=*/nullptr, /*ds=*/rewriter.getI32IntegerAttr(0),
+        /*exp=*/nullptr, /*tensor=*/nullptr);
+    rewriter.eraseOp(op);
+    count(&MXGemmToAMDGPUCounts::waits);
+    return success();
+  }
+};
+
+/// s_barrier between single-thread fences: the compiler may not move memory
+/// operations across it, and no wait is added (see RingBarrierOp).
+class RingBarrierLowering : public CountingPattern<RingBarrierOp> {
+public:
+  using CountingPattern::CountingPattern;
+
+  LogicalResult
+  matchAndRewrite(RingBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::release,
+                          kRingBarrierSyncScope);
+    ROCDL::SBarrierOp::create(rewriter, loc);
+    LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acquire,
+                          kRingBarrierSyncScope);
+    rewriter.eraseOp(op);
+    count(&MXGemmToAMDGPUCounts::barriers);
+    return success();
+  }
+};
+
+} // namespace
+
+bool endsRingBarrier(Operation *op) {
+  if (isa<RingBarrierOp>(op))
+    return true;
+  if (!isRingBarrierFence(op, LLVM::AtomicOrdering::acquire))
+    return false;
+  auto barrier = dyn_cast_or_null<ROCDL::SBarrierOp>(op->getPrevNode());
+  return barrier && isRingBarrierFence(barrier->getPrevNode(),
+                                       LLVM::AtomicOrdering::release);
+}
+
+void populateSyncToAMDGPUPatterns(RewritePatternSet &patterns,
+                                  MXGemmToAMDGPUCounts *counts) {
+  patterns.add<WaitCopiesLowering, RingBarrierLowering>(patterns.getContext(),
+                                                        counts);
+}
+
+} // namespace mxgemm

@@ -1,0 +1,187 @@
+//===- WaveMmaToMfma.cpp - a wave's MMA to amdgpu.scaled_mfma -------------===//
+//
+// Lowers mxgemm.wave_mma to per-lane operand and scale loads and a fixed
+// K-order chain of amdgpu.scaled_mfma. In a pipelined K loop the MMA's
+// global loads move ahead of the refill copies; where that is, depends on
+// neighbouring ops that may or may not be lowered yet, so the pattern reads
+// them in both forms.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MfmaEmitter.h"
+#include "Patterns.h"
+
+#include "mxgemm/Contract/WeightPanels.h"
+#include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
+
+using namespace mlir;
+
+namespace mxgemm {
+namespace {
+
+/// Where the MMA's global loads (scales, packed or direct operands) go. In
+/// a pipelined loop the refill copies of a later tile sit between the
+/// barrier that publishes this tile and the MMA; vmcnt retires in issue
+/// order, so loads issued after those copies could only be waited for by
+/// also waiting for the copies (LLVM inserts vmcnt(0)), which serializes
+/// the pipeline. Issued before the copies, they leave the copies in flight.
+///
+/// The barrier and the copies may already be lowered, and a replaced op may
+/// still be in the block until the driver erases it: both forms count, and
+/// the first barrier found (the nearest) decides.
+Operation *globalLoadPoint(WaveMmaOp op) {
+  bool crossesCopies = false;
+  for (Operation *p = op->getPrevNode(); p; p = p->getPrevNode()) {
+    if (endsRingBarrier(p))
+      return crossesCopies ? p->getNextNode() : op.getOperation();
+    crossesCopies |= isLdsCopy(p);
+  }
+  return op;
+}
+
+class WaveMmaLowering : public CountingPattern<WaveMmaOp> {
+public:
+  using CountingPattern::CountingPattern;
+
+  LogicalResult
+  matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override;
+};
+
+LogicalResult
+WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
+                                 ConversionPatternRewriter &rewriter) const {
+  if (readsPackedWeightsRowMajor(op))
+    return rewriter.notifyMatchFailure(
+        op, "kernel takes packed W but the op reads row-major W");
+  Operation *loadPoint = globalLoadPoint(op);
+  const bool hoistLoads = loadPoint != op.getOperation();
+  OpBuilder &b = rewriter;
+  b.setInsertionPoint(loadPoint);
+  Location loc = op.getLoc();
+  const int64_t nonK = op.getMfmaMN(), kStep = op.getMfmaKSize();
+  const int64_t k = op.getK(), kBlocks = k / 32;
+  const int64_t blocksM = op.getBlocksM(), blocksN = op.getBlocksN();
+  const int64_t accPer = op.getAccPerBlock();
+  MfmaEmitter e(b, loc, nonK);
+
+  // Rows past M re-read the last valid row: in bounds, never stored.
+  Value lastRow = arith::SubIOp::create(b, loc, adaptor.getM(), e.idx(1));
+  SmallVector<Value> xRowBase, xsRowBase, wRowBase, wsRowBase, wPanelBase;
+  const int64_t panelsPerBlock = k / ::mxgemm::contract::panelKStep(nonK);
+  for (int64_t i = 0; i < blocksM; ++i) {
+    Value row = e.add(e.add(adaptor.getRow0(), i * nonK), e.coords.r);
+    row = arith::MinUIOp::create(b, loc, row, lastRow);
+    xRowBase.push_back(e.mul(row, k));
+    xsRowBase.push_back(e.mul(row, kBlocks));
+  }
+  for (int64_t j = 0; j < blocksN; ++j) {
+    Value col = e.add(e.add(adaptor.getCol0(), j * nonK), e.coords.r);
+    wRowBase.push_back(e.mul(col, k));
+    Value blockIndex = arith::DivUIOp::create(
+        b, loc, e.add(adaptor.getCol0(), j * nonK), e.idx(nonK));
+    wPanelBase.push_back(e.add(
+        e.mul(blockIndex, panelsPerBlock * ::mxgemm::contract::kPanelBytes),
+        e.mul(e.coords.lane, 32)));
+    Value scaleRow =
+        op.getWScale() == WeightScaleGranularity::PerRow
+            ? col
+            : arith::DivUIOp::create(b, loc, col, e.idx(32)).getResult();
+    wsRowBase.push_back(e.mul(scaleRow, kBlocks));
+  }
+
+  // Row `i * nonK + r` of a wave's LDS view, for either operand.
+  SmallVector<Value> tileRow;
+  for (int64_t i = 0; i < std::max(blocksM, blocksN); ++i)
+    tileRow.push_back(e.add(e.coords.r, i * nonK));
+
+  auto blockType = VectorType::get({accPer}, b.getF32Type());
+  auto i32 = [&](int64_t v) { return b.getI32IntegerAttr(v); };
+  Value acc = adaptor.getAcc();
+  const int64_t accSize = op.getAcc().getType().getNumElements();
+  // Per step: the operands (null where they come from LDS) and scales.
+  const int64_t steps = op.getTileK() / kStep;
+  SmallVector<SmallVector<Value>> aOf(steps), aScaleOf(steps), bOf(steps),
+      bScaleOf(steps);
+  auto loadGlobals = [&](int64_t step) {
+    Value kBase = e.add(adaptor.getK0(), step * kStep);
+    Value kBlock = arith::DivUIOp::create(b, loc, kBase, e.idx(32));
+    for (int64_t i = 0; i < blocksM; ++i) {
+      aOf[step].push_back(
+          adaptor.getXTile()
+              ? Value()
+              : e.loadOperand(adaptor.getX(), xRowBase[i], kBase));
+      aScaleOf[step].push_back(
+          e.loadScale(adaptor.getXScales(), xsRowBase[i], kBlock));
+    }
+    for (int64_t j = 0; j < blocksN; ++j) {
+      Value w;
+      if (op.getWPanels())
+        w = e.loadOperandFromPanels(adaptor.getW(), wPanelBase[j], kBase);
+      else if (!adaptor.getWTile())
+        w = e.loadOperand(adaptor.getW(), wRowBase[j], kBase);
+      bOf[step].push_back(w);
+      bScaleOf[step].push_back(
+          e.loadScale(adaptor.getWScales(), wsRowBase[j], kBlock));
+    }
+  };
+  if (hoistLoads) {
+    for (int64_t step = 0; step < steps; ++step)
+      loadGlobals(step);
+    b.setInsertionPoint(op);
+  }
+  for (int64_t step = 0; step < steps; ++step) {
+    if (!hoistLoads)
+      loadGlobals(step);
+    SmallVector<Value> &a = aOf[step], &aScale = aScaleOf[step],
+                       &bOp = bOf[step], &bScale = bScaleOf[step];
+    for (int64_t i = 0; i < blocksM; ++i)
+      if (!a[i])
+        a[i] = e.loadOperandFromLds(adaptor.getXTile(), tileRow[i],
+                                    step * kStep, op.getXorSwizzle());
+    for (int64_t j = 0; j < blocksN; ++j)
+      if (!bOp[j])
+        bOp[j] = e.loadOperandFromLds(adaptor.getWTile(), tileRow[j],
+                                      step * kStep, op.getXorSwizzle());
+    for (int64_t i = 0; i < blocksM; ++i) {
+      for (int64_t j = 0; j < blocksN; ++j) {
+        int64_t offset = (i * blocksN + j) * accPer;
+        // Shuffles, not strided slices: they lower straight to LLVM.
+        SmallVector<int64_t> extract, insert;
+        for (int64_t t = 0; t < accPer; ++t)
+          extract.push_back(offset + t);
+        for (int64_t t = 0; t < accSize; ++t)
+          insert.push_back(
+              t >= offset && t < offset + accPer ? accSize + (t - offset) : t);
+        Value c = vector::ShuffleOp::create(b, loc, acc, acc, extract);
+        Value d = amdgpu::ScaledMFMAOp::create(
+            b, loc, blockType, i32(nonK), i32(nonK), i32(kStep), a[i], bOp[j],
+            c, aScale[i], bScale[j], i32(0), i32(0));
+        acc = vector::ShuffleOp::create(b, loc, acc, d, insert);
+      }
+    }
+  }
+  rewriter.replaceOp(op, acc);
+  count(&MXGemmToAMDGPUCounts::mfmas, steps * blocksM * blocksN);
+  count(&MXGemmToAMDGPUCounts::hoistedMmas, hoistLoads ? 1 : 0);
+  count(&MXGemmToAMDGPUCounts::globalLoads, e.globalLoads);
+  count(&MXGemmToAMDGPUCounts::dsReads, e.dsReads);
+  return success();
+}
+
+} // namespace
+
+bool readsPackedWeightsRowMajor(WaveMmaOp op) {
+  auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+  auto config =
+      kernel ? kernel->getAttrOfType<ConfigAttr>(kConfigAttrName) : nullptr;
+  return config && config.getStageW() == Staging::PackedRegisters &&
+         !op.getWPanels();
+}
+
+void populateWaveMmaToMfmaPatterns(RewritePatternSet &patterns,
+                                   MXGemmToAMDGPUCounts *counts) {
+  patterns.add<WaveMmaLowering>(patterns.getContext(), counts);
+}
+
+} // namespace mxgemm

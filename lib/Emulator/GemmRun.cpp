@@ -1,0 +1,140 @@
+//===- GemmRun.cpp - one GEMM kernel run on the emulator and checked ------===//
+
+#include "mxgemm/Emulator/GemmRun.h"
+
+#include "mxgemm/Contract/WeightPanels.h"
+#include "mxgemm/Numerics/Quantize.h"
+
+#include <cstring>
+
+using namespace llvm;
+using namespace mxgemm;
+using namespace mxgemm::emu;
+
+namespace {
+numerics::FP8Format fp8Format(contract::ElementType t) {
+  return t == contract::ElementType::E5M2 ? numerics::FP8Format::E5M2
+                                          : numerics::FP8Format::E4M3;
+}
+} // namespace
+
+Expected<GemmRunResult>
+mxgemm::emu::runGemm(const CodeObject &object,
+                     const contract::KernelDescriptor &d,
+                     const GemmRunOptions &options) {
+  const KernelInfo *kernel = object.findKernel(d.kernel);
+  if (!kernel)
+    return createStringError("the code object has no kernel '" + d.kernel +
+                             "'");
+  const int64_t m = options.m, n = d.problem.n, k = d.problem.k;
+  std::optional<int64_t> numWorkgroups = d.grid.numWorkgroups(m);
+  if (!numWorkgroups)
+    return createStringError("M = " + std::to_string(m) +
+                             " is not a size this kernel's grid serves (1.." +
+                             std::to_string(contract::kMaxM) + ")");
+  const bool f32Out = d.problem.outType == contract::ElementType::F32;
+  const size_t outBytes = f32Out ? 4 : 2;
+  uint64_t yBytes;
+  if (__builtin_mul_overflow(uint64_t(m) * uint64_t(n), outBytes, &yBytes))
+    return createStringError("Y does not fit the address space");
+
+  GemmRunResult result;
+  result.gridSize = uint64_t(*numWorkgroups);
+  LaunchConfig config = options.launch;
+  config.grid[0] = uint32_t(*numWorkgroups);
+  config.grid[1] = config.grid[2] = 1;
+  config.workgroup[0] = uint32_t(d.workgroupSize);
+  config.workgroup[1] = config.workgroup[2] = 1;
+  config.workgroupsToRun = options.workgroups;
+  if (config.workgroupsToRun.empty() && options.sample) {
+    // M-edge programs are those of the last tile row, at its first, middle
+    // and last N tile (N edges and a typical column).
+    const int64_t lastRow = (m - 1) / d.grid.programTileM * d.grid.programTileM;
+    const int64_t lastCol = (d.grid.numTilesN - 1) * d.grid.tileN;
+    const int64_t midCol = d.grid.numTilesN / 2 * d.grid.tileN;
+    config.workgroupsToRun =
+        sampleWorkgroups(result.gridSize, options.sample, [&](uint64_t id) {
+          auto origin = d.grid.tileOrigin(int64_t(id), m);
+          return origin && origin->first == lastRow &&
+                 (origin->second == 0 || origin->second == midCol ||
+                  origin->second == lastCol);
+        });
+  }
+  result.sampled = !config.workgroupsToRun.empty();
+
+  const numerics::ScaleGranularity wScale =
+      options.dataWScale.value_or(d.problem.wScale);
+  numerics::MXMatrix x =
+      numerics::randomMXMatrix(options.seed, m, k, fp8Format(d.problem.xType));
+  numerics::MXMatrix w = numerics::randomMXMatrix(
+      options.seed + 1, n, k, fp8Format(d.problem.wType), wScale);
+
+  DeviceMemory memory;
+  const uint64_t dX = memory.allocate(x.data.size()),
+                 dXs = memory.allocate(x.scales.size()),
+                 dW = memory.allocate(w.data.size()),
+                 dWs = memory.allocate(w.scales.size()),
+                 dY = memory.allocate(yBytes);
+  memory.copyToDevice(dX, x.data.data(), x.data.size());
+  memory.copyToDevice(dXs, x.scales.data(), x.scales.size());
+  if (d.wLayout == contract::WeightLayout::MfmaPanels) {
+    if (!contract::canPackWeightPanels(n, k, d.mfma.nonK))
+      return createStringError("W cannot be packed into MFMA panels");
+    std::vector<uint8_t> packed(w.data.size());
+    contract::packWeightPanels(w.data.data(), packed.data(), n, k, d.mfma.nonK);
+    memory.copyToDevice(dW, packed.data(), packed.size());
+    result.packedWeights = true;
+  } else {
+    memory.copyToDevice(dW, w.data.data(), w.data.size());
+  }
+  memory.copyToDevice(dWs, w.scales.data(), w.scales.size());
+  // A sentinel marks outputs the (possibly sampled) run did not write.
+  const uint8_t sentinel = 0xff;
+  std::memset(memory.translate(dY, yBytes), sentinel, yBytes);
+
+  // The kernel arguments at the descriptor's offsets.
+  config.kernargs.assign(contract::explicitArgumentBytes(d.arguments), 0);
+  for (const contract::KernelArgument &a : d.arguments) {
+    uint64_t value;
+    if (a.name == contract::kArgX)
+      value = dX;
+    else if (a.name == contract::kArgXScales)
+      value = dXs;
+    else if (a.name == contract::kArgW)
+      value = dW;
+    else if (a.name == contract::kArgWScales)
+      value = dWs;
+    else if (a.name == contract::kArgY)
+      value = dY;
+    else if (a.name == contract::kArgM)
+      value = uint64_t(m);
+    else
+      return createStringError("kernel argument '" + a.name +
+                               "' is not one this tool can pass");
+    std::memcpy(config.kernargs.data() + a.offset, &value, a.size);
+  }
+  Expected<LaunchResult> launched = launch(object, *kernel, config, memory);
+  if (!launched)
+    return launched.takeError();
+  result.launch = std::move(*launched);
+
+  numerics::MXGemmOperands ops;
+  ops.m = m;
+  ops.n = n;
+  ops.k = k;
+  ops.x = x.data.data();
+  ops.xScales = x.scales.data();
+  ops.xFormat = x.format;
+  ops.w = w.data.data();
+  ops.wScales = w.scales.data();
+  ops.wFormat = w.format;
+  ops.wScaleGranularity = wScale;
+  numerics::GemmCheckOptions check;
+  check.sentinel = sentinel;
+  check.reference.kStep = int(d.mfma.kStep);
+  // Y is read in place (the 16384^2 case-table shapes are 512 MiB).
+  result.check = numerics::checkGemmOutput(
+      ops, memory.translate(dY, yBytes),
+      f32Out ? numerics::OutputType::F32 : numerics::OutputType::BF16, check);
+  return result;
+}

@@ -1,0 +1,28 @@
+//===- EmbeddedFiles.h - files embedded into the runtime --------*- C++ -*-===//
+//
+// The AOT kernel library as bytes (cmake/MXGemmKernelLibrary.cmake): the
+// tuning database ("tuning-database.json"), and per entry its code object
+// ("<entry>.hsaco") and kernel descriptor ("<entry>.hsaco.json"). Each file
+// is followed by a NUL byte that `size` does not count.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_LIB_RUNTIME_EMBEDDEDFILES_H
+#define MXGEMM_LIB_RUNTIME_EMBEDDEDFILES_H
+
+#include <cstddef>
+
+namespace mxgemm::runtime {
+
+struct EmbeddedFile {
+  const char *name;
+  const unsigned char *data;
+  size_t size;
+};
+
+extern const EmbeddedFile kEmbeddedFiles[];
+extern const size_t kEmbeddedFileCount;
+
+} // namespace mxgemm::runtime
+
+#endif // MXGEMM_LIB_RUNTIME_EMBEDDEDFILES_H

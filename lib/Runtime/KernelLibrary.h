@@ -1,0 +1,70 @@
+//===- KernelLibrary.h - the kernels the runtime dispatches to --*- C++ -*-===//
+//
+// The runtime's view of a kernel library: every entry of a tuning database
+// joined with its kernel descriptor and code object, checked against each
+// other (the descriptor must describe the entry's problem and config), and
+// sorted by (dispatch key, m_min) so that the hot path is a binary search
+// over data that never changes after it is built: no allocation, no lock.
+// The embedded library is built once, on first use, from the files
+// cmake/MXGemmKernelLibrary.cmake embeds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_LIB_RUNTIME_KERNELLIBRARY_H
+#define MXGEMM_LIB_RUNTIME_KERNELLIBRARY_H
+
+#include "mxgemm/Contract/KernelDescriptor.h"
+#include "mxgemm/Contract/TuningDatabase.h"
+#include "mxgemm/Runtime/mxgemm_runtime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mxgemm::runtime {
+
+/// (N, K, X type, W type, W-scale granularity, output type) packed into one
+/// integer. N and K are at most 2^24 (the contract's limit).
+using DispatchKey = uint64_t;
+
+constexpr DispatchKey makeDispatchKey(int64_t n, int64_t k, mxgemm_dtype x,
+                                      mxgemm_dtype w,
+                                      mxgemm_scale_granularity ws,
+                                      mxgemm_dtype out) {
+  return (uint64_t(n) << 40) | (uint64_t(k) << 16) | (uint64_t(x & 0xf) << 12) |
+         (uint64_t(w & 0xf) << 8) | (uint64_t(ws & 0xf) << 4) |
+         uint64_t(out & 0xf);
+}
+
+/// One dispatchable kernel.
+struct KernelEntry {
+  DispatchKey key = 0;
+  contract::TuningEntry tuning;
+  contract::KernelDescriptor descriptor;
+  /// The descriptor as embedded (mxgemm_kernel_descriptor returns it).
+  std::string descriptorJson;
+  /// The config as the body of #mxgemm.config<...> (plans show it).
+  std::string configText;
+  const unsigned char *codeObject = nullptr;
+  size_t codeObjectSize = 0;
+
+  mxgemm_weight_layout wLayout() const {
+    return descriptor.wLayout == contract::WeightLayout::MfmaPanels
+               ? MXGEMM_WEIGHTS_MFMA_PANELS
+               : MXGEMM_WEIGHTS_ROW_MAJOR;
+  }
+};
+
+struct KernelLibrary {
+  /// Sorted by (key, tuning.mMin).
+  std::vector<KernelEntry> entries;
+  /// Why the library could not be built ("" when it was).
+  std::string error;
+
+  /// The library embedded at build time.
+  static const KernelLibrary &embedded();
+};
+
+} // namespace mxgemm::runtime
+
+#endif // MXGEMM_LIB_RUNTIME_KERNELLIBRARY_H

@@ -1,0 +1,718 @@
+"""The runtime shim from Python: contexts, dispatch plans, GEMMs, weight
+packing, the embedded kernels with their descriptors, and mxgemm-compile.
+
+Arguments are checked here before they reach C (ctypes would silently wrap
+an integer that does not fit, and a read-only or mis-shaped buffer would be
+written or read out of bounds): every bad argument is an exception, never a
+crash.
+"""
+
+import ctypes
+import numbers
+import os
+import shutil
+import subprocess
+import tempfile
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _numerics
+from . import _runtime as _rt
+
+
+class MXGemmError(RuntimeError):
+    def __init__(self, status, message, reason="NONE"):
+        super().__init__(f"{status}: {message}")
+        self.status, self.reason, self.message = status, reason, message
+
+
+class NotEligible(MXGemmError):
+    """No tuned kernel: run your own path. `reason` names the rule."""
+
+
+class InvalidArgument(MXGemmError, ValueError):
+    pass
+
+
+class IntegerOverflow(InvalidArgument, OverflowError):
+    """An integer argument that the C API's integer type cannot hold."""
+
+
+class HipError(MXGemmError):
+    pass
+
+
+class NotSupported(MXGemmError):
+    """pack_weights for a kernel that reads row-major W: nothing to pack."""
+
+
+class CompileError(RuntimeError):
+    pass
+
+
+_ERRORS = {"NOT_ELIGIBLE": NotEligible, "INVALID_ARGUMENT": InvalidArgument,
+           "HIP_ERROR": HipError, "NOT_SUPPORTED": NotSupported}
+
+
+@dataclass
+class Plan:
+    status: str
+    reason: str
+    message: str
+    entry: str = ""
+    kernel: str = ""
+    config: str = ""
+    note: str = ""
+    grid: tuple = (0, 0, 0)
+    block: tuple = (0, 0, 0)
+    program_tile_m: int = 0
+    tile_n: int = 0
+    num_tiles_n: int = 0
+    k_step: int = 0
+    group_m: int = 0
+    group_n: int = 0
+    xcd_remap: int = 0
+    # Layout of W the kernel reads: "row_major" or "mfma_panels".
+    w_layout: str = "row_major"
+    m_range: tuple = (0, 0)
+
+    @property
+    def eligible(self):
+        return self.status == "OK"
+
+
+_library = _rt.library
+
+
+def version():
+    return _library().mxgemm_version().decode()
+
+
+def _default_hip_library():
+    env = os.environ.get("MXGEMM_HIP_LIBRARY")
+    if env:
+        return env
+    try:
+        ctypes.CDLL("libamdhip64.so")
+        return "libamdhip64.so"
+    except OSError:
+        pass
+    facade = os.path.join(os.path.dirname(_library().path),
+                          "libmxgemm_hip_emu.so")
+    return facade if os.path.exists(facade) else "libamdhip64.so"
+
+
+class Context:
+    """One mxgemm_context (HIP loaded lazily by the library)."""
+
+    def __init__(self, hip_library=None, strict=False, dry_run=False):
+        lib = _library()
+        self._lib = lib
+        self.hip_library = hip_library or _default_hip_library()
+        self._path = self.hip_library.encode()
+        opts = _rt.ContextOptions()
+        lib.mxgemm_context_options_init(ctypes.byref(opts))
+        opts.hip_library = self._path
+        opts.strict = int(strict)
+        opts.dry_run = int(dry_run)
+        self._handle = ctypes.c_void_p()
+        self._check(lib.mxgemm_context_create(ctypes.byref(opts),
+                                              ctypes.byref(self._handle)))
+
+    def close(self):
+        if self._handle:
+            self._lib.mxgemm_context_destroy(self._handle)
+            self._handle = ctypes.c_void_p()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def _check(self, status, message=None, reason=0):
+        if status == 0:
+            return
+        name = _rt.STATUS.get(status, str(status))
+        msg = message if message is not None else \
+            self._lib.mxgemm_last_error().decode()
+        raise _ERRORS.get(name, MXGEMM_ERROR_FALLBACK)(
+            name, msg, _rt.REASONS.get(reason, str(reason)))
+
+    # Device memory (thin wrappers over the dlopened HIP).
+    def alloc(self, nbytes):
+        p = ctypes.c_void_p()
+        nbytes = _int("nbytes", nbytes, 0, 2**64 - 1, "size_t")
+        self._check(self._lib.mxgemm_device_alloc(self._handle, nbytes,
+                                                  ctypes.byref(p)))
+        return p.value
+
+    def free(self, ptr):
+        self._check(self._lib.mxgemm_device_free(self._handle, ptr))
+
+    def to_device(self, array):
+        a = np.ascontiguousarray(array)
+        p = self.alloc(max(a.nbytes, 1))
+        self._check(self._lib.mxgemm_copy_to_device(
+            self._handle, p, a.ctypes.data, a.nbytes))
+        return p
+
+    def to_host(self, ptr, out):
+        if not isinstance(out, np.ndarray) or not out.flags.c_contiguous or \
+                not out.flags.writeable:
+            raise InvalidArgument("INVALID_ARGUMENT", "out must be a "
+                                  "writeable contiguous NumPy array")
+        self._check(self._lib.mxgemm_copy_to_host(
+            self._handle, out.ctypes.data, ptr, out.nbytes))
+
+    def memset(self, ptr, value, nbytes):
+        value = _int("value", value, 0, 255)
+        nbytes = _int("nbytes", nbytes, 0, 2**64 - 1, "size_t")
+        self._check(self._lib.mxgemm_device_memset(self._handle, ptr, value,
+                                                   nbytes))
+
+    def synchronize(self, stream=None):
+        self._check(self._lib.mxgemm_synchronize(self._handle, stream))
+
+    def device_info(self):
+        name = ctypes.create_string_buffer(128)
+        major, minor = ctypes.c_int(), ctypes.c_int()
+        self._check(self._lib.mxgemm_device_info(
+            self._handle, name, 128, ctypes.byref(major), ctypes.byref(minor)))
+        return name.value.decode(), (major.value, minor.value)
+
+
+MXGEMM_ERROR_FALLBACK = MXGemmError
+_default_context = None
+
+
+def _context(ctx):
+    global _default_context
+    if ctx is not None:
+        return ctx
+    if _default_context is None:
+        _default_context = Context()
+    return _default_context
+
+
+def _int(name, value, lo, hi, c_type="int64"):
+    """`value` as an int in [lo, hi]; a non-integer or a value outside the
+    range is InvalidArgument, one that `c_type` cannot hold IntegerOverflow
+    (ctypes would wrap it silently)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidArgument("INVALID_ARGUMENT", f"{name} must be an "
+                              f"integer, got {value!r}")
+    v = int(value)
+    c_lo, c_hi = {"int64": (-2**63, 2**63 - 1), "uint32": (0, 2**32 - 1),
+                  "size_t": (0, 2**64 - 1)}[c_type]
+    if not c_lo <= v <= c_hi:
+        raise IntegerOverflow("INVALID_ARGUMENT", f"{name} = {v} does not "
+                              f"fit the C API's {c_type}")
+    if not lo <= v <= hi:
+        raise InvalidArgument("INVALID_ARGUMENT", f"{name} = {v} is outside "
+                              f"{lo}..{hi}")
+    return v
+
+
+_I64 = (-2**63, 2**63 - 1)
+
+
+def _enum(table, value, what):
+    try:
+        return table[value]
+    except (KeyError, TypeError):
+        raise InvalidArgument("INVALID_ARGUMENT", f"{what} must be one of "
+                              f"{sorted(table)}, got {value!r}") from None
+
+
+def _problem(m, n, k, x_format, w_format, w_scale, out_type,
+             w_layout="row_major"):
+    m, n, k = (_int(name, v, *_I64) for name, v in
+               (("m", m), ("n", n), ("k", k)))
+    p = _rt.Problem()
+    _library().mxgemm_problem_init(ctypes.byref(p), m, n, k)
+    p.x_type = _enum(_rt.DTYPES, x_format, "x_format")
+    p.w_type = _enum(_rt.DTYPES, w_format, "w_format")
+    p.out_type = _enum(_rt.DTYPES, out_type, "out_type")
+    p.w_scale = _enum(_rt.SCALES, w_scale, "w_scale")
+    p.w_layout = _enum(_rt.WEIGHT_LAYOUTS, w_layout, "w_layout")
+    return p
+
+
+def _plan(ps):
+    s = lambda b: b.decode() if b else ""
+    return Plan(status=_rt.STATUS.get(ps.status, str(ps.status)),
+                reason=_rt.REASONS.get(ps.reason, str(ps.reason)),
+                message=ps.message.decode(errors="replace"),
+                entry=s(ps.entry), kernel=s(ps.kernel), config=s(ps.config),
+                note=s(ps.note), grid=(ps.grid_x, ps.grid_y, ps.grid_z),
+                block=(ps.block_x, ps.block_y, ps.block_z),
+                program_tile_m=ps.program_tile_m, tile_n=ps.tile_n,
+                num_tiles_n=ps.num_tiles_n, k_step=ps.k_step,
+                group_m=ps.group_m, group_n=ps.group_n,
+                xcd_remap=ps.xcd_remap,
+                w_layout=_rt.WEIGHT_LAYOUT_NAMES.get(ps.w_layout,
+                                                     str(ps.w_layout)),
+                m_range=(ps.m_min, ps.m_max))
+
+
+def plan(m, n, k, x_format="e4m3", w_format="e4m3", w_scale="block32x32",
+         out_type="bf16", ctx=None, w_layout="row_major"):
+    """The shim's decision (never raises for NOT_ELIGIBLE; see .eligible).
+
+    `w_layout` is the layout the caller's W is in; a kernel that reads the
+    other one makes the problem NOT_ELIGIBLE with reason PACKED_WEIGHTS.
+    """
+    p = _problem(m, n, k, x_format, w_format, w_scale, out_type, w_layout)
+    c = _context(ctx)
+    ps = _rt.PlanStruct()
+    status = c._lib.mxgemm_query(c._handle, ctypes.byref(p), ctypes.byref(ps))
+    if status not in (0, 1):
+        c._check(status, ps.message.decode(errors="replace"), ps.reason)
+    return _plan(ps)
+
+
+def descriptor_plan(descriptor, m):
+    """The plan of a kernel descriptor (a compiled kernel's sidecar, or
+    kernel_descriptor()) for M, for workgroup_tile: its grid (the
+    descriptor's rule, ceil(M / program_tile_m) * num_tiles_n, as the
+    runtime computes it for embedded kernels) and its tile order."""
+    g = descriptor["grid"]
+    m = _int("m", m, 1, 2**31 - 1)
+    return Plan(status="OK", reason="NONE", message="",
+                kernel=descriptor["kernel"],
+                grid=(-(-m // g["program_tile_m"]) * g["num_tiles_n"], 1, 1),
+                block=(g["workgroup_size"], 1, 1),
+                program_tile_m=g["program_tile_m"], tile_n=g["tile_n"],
+                num_tiles_n=g["num_tiles_n"],
+                k_step=descriptor["mfma"]["k_step"], group_m=g["group_m"],
+                group_n=g["group_n"], xcd_remap=int(g["xcd_remap"]),
+                w_layout=descriptor["w_layout"])
+
+
+def workgroup_tile(p, workgroup):
+    """(row, col) of the output tile computed by `workgroup` under plan p,
+    by the runtime's mapping (the one the kernel was compiled with)."""
+    if not p.eligible:
+        raise InvalidArgument("INVALID_ARGUMENT", "the plan has no kernel")
+    workgroup = _int("workgroup", workgroup, 0, p.grid[0] - 1, "uint32")
+    ps = _rt.PlanStruct()
+    ps.status = 0
+    for field, value in (("grid_x", p.grid[0]), ("grid_y", p.grid[1]),
+                         ("grid_z", p.grid[2]),
+                         ("program_tile_m", p.program_tile_m),
+                         ("tile_n", p.tile_n), ("num_tiles_n", p.num_tiles_n),
+                         ("group_m", p.group_m), ("group_n", p.group_n),
+                         ("xcd_remap", p.xcd_remap)):
+        setattr(ps, field, _int(f"plan.{field}", value, 0, 2**32 - 1,
+                                "uint32"))
+    row, col = ctypes.c_int64(), ctypes.c_int64()
+    lib = _library()
+    status = lib.mxgemm_plan_workgroup_tile(ctypes.byref(ps), workgroup,
+                                            ctypes.byref(row),
+                                            ctypes.byref(col))
+    if status != 0:
+        raise _ERRORS.get(_rt.STATUS.get(status), MXGemmError)(
+            _rt.STATUS.get(status, str(status)),
+            f"cannot map workgroup {workgroup}: "
+            f"{lib.mxgemm_last_error().decode()}")
+    return (row.value, col.value)
+
+
+def _kernel_index(entry):
+    """Index of an embedded kernel given by index or entry name."""
+    lib = _library()
+    if isinstance(entry, str):
+        for i in range(lib.mxgemm_kernel_count()):
+            info = _rt.KernelInfo()
+            lib.mxgemm_kernel_get(i, ctypes.byref(info))
+            if info.entry.decode() == entry:
+                return i
+        raise InvalidArgument("INVALID_ARGUMENT", f"no embedded kernel of "
+                              f"entry {entry!r}")
+    return _int("index", entry, 0, lib.mxgemm_kernel_count() - 1, "int64")
+
+
+def kernel_descriptor(entry):
+    """The kernel descriptor (format_version 2, docs/Runtime.md) of an
+    embedded kernel, by index or entry name, as a dict."""
+    i = _kernel_index(entry)
+    return _rt.read_json(_library().mxgemm_kernel_descriptor(i),
+                         f"descriptor of embedded kernel {i}")
+
+
+def kernel_code_object(entry):
+    """The embedded code object of a kernel (by index or entry name)."""
+    i = _kernel_index(entry)
+    data, size = ctypes.c_void_p(), ctypes.c_size_t()
+    status = _library().mxgemm_kernel_code_object(i, ctypes.byref(data),
+                                                  ctypes.byref(size))
+    if status != 0:
+        raise MXGemmError(_rt.STATUS.get(status, str(status)),
+                          f"no code object for kernel {i}")
+    return ctypes.string_at(data, size.value)
+
+
+def kernels():
+    """Static information about every embedded kernel, with its
+    descriptor."""
+    lib = _library()
+    out = []
+    for i in range(lib.mxgemm_kernel_count()):
+        info = _rt.KernelInfo()
+        lib.mxgemm_kernel_get(i, ctypes.byref(info))
+        out.append({"entry": info.entry.decode(), "kernel": info.kernel.decode(),
+                    "arch": info.arch.decode(), "n": info.n, "k": info.k,
+                    "m_range": (info.m_min, info.m_max),
+                    "config": info.config.decode(), "note": info.note.decode(),
+                    "code_object_bytes": info.code_object_bytes,
+                    "vgpr_count": info.vgpr_count,
+                    "w_layout": _rt.WEIGHT_LAYOUT_NAMES.get(
+                        info.w_layout, str(info.w_layout)),
+                    "descriptor": kernel_descriptor(i)})
+    return out
+
+
+def _device_ptr(obj):
+    """Device pointer of an object with data_ptr() (e.g. a torch tensor)."""
+    dp = getattr(obj, "data_ptr", None)
+    return dp() if callable(dp) else None
+
+
+def _device_shape(name, obj, itemsize, want=None):
+    """The shape of a device operand, checked against `want` (if given),
+    with the element size and contiguity where the object tells them."""
+    try:
+        shape = tuple(int(d) for d in obj.shape)
+    except (AttributeError, TypeError, ValueError):
+        raise InvalidArgument("INVALID_ARGUMENT", f"{name} has no shape "
+                              f"(device operands need .shape)") from None
+    if len(shape) != 2 or (want is not None and shape != want):
+        raise InvalidArgument("INVALID_ARGUMENT", f"{name} has shape "
+                              f"{shape}, expected "
+                              f"{want if want is not None else '2-D'}")
+    size = getattr(obj, "element_size", None)
+    size = size() if callable(size) else getattr(
+        getattr(obj, "dtype", None), "itemsize", None)
+    if size is not None and size != itemsize:
+        raise InvalidArgument("INVALID_ARGUMENT", f"{name} has {size}-byte "
+                              f"elements, expected {itemsize}")
+    contiguous = getattr(obj, "is_contiguous", None)
+    if callable(contiguous) and not contiguous():
+        raise InvalidArgument("INVALID_ARGUMENT", f"{name} is not "
+                              f"contiguous")
+    return shape
+
+
+def _host_array(name, a, itemsize=1):
+    a = np.asarray(a)
+    if a.ndim != 2:
+        raise InvalidArgument("INVALID_ARGUMENT",
+                              f"{name} must be 2-D, got {a.shape}")
+    if a.dtype.itemsize != itemsize or a.dtype.kind not in "uiV":
+        raise InvalidArgument("INVALID_ARGUMENT", f"{name} must hold raw "
+                              f"FP8/E8M0 bytes (uint8), got {a.dtype}")
+    return a
+
+
+def _scale_shapes(m, n, k, w_scale):
+    """Expected (xs, ws) shapes: per-row X scales, W scales by w_scale."""
+    try:
+        return (m, k // 32), (_numerics.scale_rows(n, w_scale), k // 32)
+    except ValueError as e:
+        raise InvalidArgument("INVALID_ARGUMENT", str(e)) from None
+
+
+def pack_weight_panels(w, mfma="m32n32k64"):
+    return _numerics.pack_weight_panels(w, mfma)
+
+
+pack_weight_panels.__doc__ = _numerics.pack_weight_panels.__doc__
+
+
+def _key_m(n, k, x_format, w_format, w_scale):
+    """Some M the embedded kernels of this key accept (all M ranges of one
+    key share the weight layout), or 1 so the shim names the failed rule."""
+    lib = _library()
+    want = (_rt.DTYPES.get(x_format), _rt.DTYPES.get(w_format),
+            _rt.SCALES.get(w_scale), _rt.DTYPES["bf16"])
+    for i in range(lib.mxgemm_kernel_count()):
+        info = _rt.KernelInfo()
+        lib.mxgemm_kernel_get(i, ctypes.byref(info))
+        types = (info.x_type, info.w_type, info.w_scale, info.out_type)
+        if (info.n, info.k) == (n, k) and types == want:
+            return info.m_min
+    return 1
+
+
+def _pack_on_device(c, p, w_ptr, packed_ptr, stream):
+    """mxgemm_pack_weights of device W into device `packed_ptr` (N * K)."""
+    size = ctypes.c_size_t()
+    status = c._lib.mxgemm_pack_weights(c._handle, ctypes.byref(p), w_ptr,
+                                        packed_ptr, ctypes.byref(size), stream)
+    if status == 1:
+        # The C call reports no reason; the plan of the packed problem does.
+        msg = c._lib.mxgemm_last_error().decode()
+        q = _rt.PlanStruct()
+        p2 = _rt.Problem.from_buffer_copy(p)
+        p2.w_layout, p2.ld_w = _rt.WEIGHT_LAYOUTS["mfma_panels"], 0
+        c._lib.mxgemm_query(c._handle, ctypes.byref(p2), ctypes.byref(q))
+        raise NotEligible("NOT_ELIGIBLE", msg,
+                          _rt.REASONS.get(q.reason, str(q.reason)))
+    # NOT_SUPPORTED is the layout rule: the kernel reads row-major W.
+    c._check(status, reason=11 if status == 4 else 0)
+    return size.value
+
+
+def pack_weights(w, m=None, out=None, x_format="e4m3", w_format="e4m3",
+                 w_scale="block32x32", stream=None, ctx=None):
+    """W [N, K] (row-major FP8 bytes) packed by the shim for its kernel.
+
+    Runs mxgemm_pack_weights: the MFMA-panel layout (pack_weight_panels) that
+    the kernel for (M, N, K, formats) reads. Pack once per weight tensor and
+    pass the result to gemm(..., w_layout="mfma_panels"); the weight scales
+    stay as they are. `m` selects the kernel; None takes the first M range
+    of the key (every M range of a key reads the same layout). Host arrays:
+    W is copied to the device, packed, and the packed bytes are returned as
+    a uint8 [N, K] array (`out` if given). If `w` has data_ptr(), `out` must
+    be device memory with data_ptr() too (it may be `w` itself); `stream` is
+    synchronized (the shim packs through host memory) and `out` is returned.
+    Raises NotSupported if the kernel reads row-major W (nothing to pack),
+    NotEligible if there is no kernel for the problem.
+    """
+    c = _context(ctx)
+    device = _device_ptr(w) is not None
+    if device:
+        if _device_ptr(out) is None:
+            raise InvalidArgument("INVALID_ARGUMENT",
+                                  "device W needs a device `out` (data_ptr())")
+        n, k = _device_shape("w", w, 1)
+        _device_shape("out", out, 1, (n, k))
+    else:
+        a = _host_array("w", w)
+        n, k = a.shape
+    if m is None:
+        m = _key_m(n, k, x_format, w_format, w_scale)
+    p = _problem(m, n, k, x_format, w_format, w_scale, "bf16")
+    if device:
+        _pack_on_device(c, p, _device_ptr(w), _device_ptr(out), stream)
+        return out
+    # Size query first: a problem without a panel kernel fails before any copy.
+    nbytes = _pack_on_device(c, p, None, None, stream)
+    if out is None:
+        out = np.empty((n, k), dtype=np.uint8)
+    elif not isinstance(out, np.ndarray) or out.shape != (n, k) or \
+            out.dtype.itemsize != 1 or not out.flags.c_contiguous or \
+            out.nbytes != nbytes:
+        raise InvalidArgument("INVALID_ARGUMENT",
+                              "out must be a contiguous 1-byte [N, K] array")
+    elif not out.flags.writeable:
+        raise InvalidArgument("INVALID_ARGUMENT", "out is read-only")
+    d = c.to_device(a)
+    try:
+        _pack_on_device(c, p, d, d, stream)  # in place: the copy is ours
+        c.to_host(d, out)
+    finally:
+        c.free(d)
+    return out
+
+
+def _workgroup_list(workgroups, grid):
+    """MXGEMM_EMU_WORKGROUPS for the facade: every id an integer of the
+    grid (the facade would run workgroup 0 for anything else)."""
+    if isinstance(workgroups, (str, bytes)) or not hasattr(workgroups,
+                                                           "__iter__"):
+        raise InvalidArgument("INVALID_ARGUMENT", "workgroups must be a "
+                              "list of workgroup ids")
+    ids = [_int("workgroup", g, 0, grid - 1, "uint32") for g in workgroups]
+    if not ids:
+        raise InvalidArgument("INVALID_ARGUMENT", "workgroups is empty")
+    return ",".join(map(str, ids))
+
+
+def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
+         w_scale="block32x32", stream=None, ctx=None, workgroups=None,
+         w_layout="row_major"):
+    """Y = X . W^T through the runtime shim; returns Y as BF16 bits (uint16).
+
+    x [M, K] / w [N, K]: uint8 FP8 codes; xs [M, K/32] and ws: uint8 E8M0
+    scales ([ceil(N/32), K/32] for block32x32, [N, K/32] for per_row).
+    Host arrays (NumPy or anything with __array_interface__) are copied to
+    the device and Y is copied back into `out` (allocated if None; it must
+    be a writeable contiguous uint16 [M, N] array). If all of x, xs, w, ws
+    and `out` have data_ptr(), they are used as device memory (their shapes,
+    and element sizes and contiguity where the objects tell them, are
+    checked) and the launch stays asynchronous on `stream`. `workgroups`
+    (emulator facade only) executes just those workgroups (ids of the
+    plan's grid); other elements of Y are left as they were (0xffff when
+    `out` is None).
+    `w_layout` is the layout `w` is in: "row_major", or "mfma_panels" for W
+    from pack_weights (the same [N, K] bytes), which kernels with
+    stage_w = packed_registers read. Pack once per weight tensor: given
+    row-major W for such a kernel, gemm packs a temporary copy on every call
+    (with a RuntimeWarning) and, on device memory, synchronizes `stream`
+    before freeing it. That fallback keeps old callers working; it is not
+    the design.
+    Raises NotEligible (with .reason) when the caller's own path must run,
+    InvalidArgument (a ValueError) for arguments it cannot take.
+    """
+    c = _context(ctx)
+    _enum(_rt.WEIGHT_LAYOUTS, w_layout, "w_layout")
+    ops = [x, xs, w, ws]
+    on_device = [_device_ptr(o) is not None for o in ops + [out]]
+    device = all(on_device)
+    if any(on_device[:4]) and not device:
+        raise InvalidArgument("INVALID_ARGUMENT", "either x, xs, w, ws and "
+                              "out are all device memory (data_ptr()) or "
+                              "none of x, xs, w, ws is")
+    if device:
+        (m, k), (n, _) = _device_shape("x", x, 1), _device_shape("w", w, 1)
+        arrays = None
+    else:
+        arrays = [_host_array(name, a) for name, a in
+                  zip(("x", "xs", "w", "ws"), ops)]
+        (m, k), (n, _) = arrays[0].shape, arrays[2].shape
+    p = _problem(m, n, k, x_format, w_format, w_scale, "bf16", w_layout)
+    xs_shape, ws_shape = _scale_shapes(m, n, k, w_scale)
+    shapes = {"xs": xs_shape, "w": (n, k), "ws": ws_shape}
+    if device:
+        for name, o in zip(("xs", "w", "ws"), ops[1:]):
+            _device_shape(name, o, 1, shapes[name])
+        _device_shape("out", out, 2, (m, n))
+    else:
+        for name, a in zip(("xs", "w", "ws"), arrays[1:]):
+            if a.shape != shapes[name]:
+                raise InvalidArgument("INVALID_ARGUMENT", f"{name} has shape "
+                                      f"{a.shape}, expected {shapes[name]}")
+        if out is not None and (not isinstance(out, np.ndarray) or
+                                out.shape != (m, n) or
+                                out.dtype != np.uint16 or
+                                not out.flags.c_contiguous):
+            raise InvalidArgument("INVALID_ARGUMENT",
+                                  "out must be a contiguous uint16 [M, N]")
+        if out is not None and not out.flags.writeable:
+            raise InvalidArgument("INVALID_ARGUMENT", "out is read-only")
+    pre = plan(m, n, k, x_format, w_format, w_scale, "bf16", ctx=c,
+               w_layout=w_layout)
+    repack = False
+    if not pre.eligible and pre.reason == "PACKED_WEIGHTS" and \
+            w_layout == "row_major":
+        # The kernel reads MFMA panels and W is row-major: the per-call
+        # fallback packs a temporary copy (callers should pack_weights once).
+        packed = plan(m, n, k, x_format, w_format, w_scale, "bf16", ctx=c,
+                      w_layout="mfma_panels")
+        if packed.eligible:
+            warnings.warn(
+                f"kernel '{packed.kernel}' reads W in MFMA panels: packing W "
+                f"on every call; pack it once with mxgemm.pack_weights and "
+                f"pass w_layout='mfma_panels'", RuntimeWarning, stacklevel=2)
+            pre, repack = packed, True
+            p.w_layout = _rt.WEIGHT_LAYOUTS["mfma_panels"]
+    if not pre.eligible:
+        raise NotEligible(pre.status, pre.message, pre.reason)
+    if workgroups is not None:
+        os.environ["MXGEMM_EMU_WORKGROUPS"] = _workgroup_list(workgroups,
+                                                              pre.grid[0])
+    ps = _rt.PlanStruct()
+    try:
+        if device:
+            t = _rt.Tensors(*[_device_ptr(o) for o in ops + [out]])
+            tmp = None
+            try:
+                if repack:
+                    tmp = c.alloc(n * k)
+                    _pack_on_device(c, p, t.w, tmp, stream)
+                    t.w = tmp
+                status = c._lib.mxgemm_gemm(c._handle, ctypes.byref(p),
+                                            ctypes.byref(t), stream,
+                                            ctypes.byref(ps))
+                c._check(status, ps.message.decode(errors="replace"),
+                         ps.reason)
+            finally:
+                if tmp is not None:
+                    # The kernel may still read the temporary copy.
+                    c.synchronize(stream)
+                    c.free(tmp)
+            return out
+        if out is None:
+            out = np.full((m, n), 0xFFFF, dtype=np.uint16)
+        ptrs = []
+        try:
+            ptrs = [c.to_device(a) for a in arrays]
+            ptrs.append(c.to_device(out))
+            t = _rt.Tensors(*ptrs)
+            if repack:
+                # Packed in place: this device copy of W is ours.
+                _pack_on_device(c, p, ptrs[2], ptrs[2], stream)
+            status = c._lib.mxgemm_gemm(c._handle, ctypes.byref(p),
+                                        ctypes.byref(t), stream,
+                                        ctypes.byref(ps))
+            c._check(status, ps.message.decode(errors="replace"), ps.reason)
+            c.synchronize(stream)
+            c.to_host(ptrs[4], out)
+        finally:
+            for q in ptrs:
+                c.free(q)
+        return out
+    finally:
+        if workgroups is not None:
+            os.environ.pop("MXGEMM_EMU_WORKGROUPS", None)
+
+
+def find_compiler():
+    """mxgemm-compile: $MXGEMM_COMPILE, the build tree's bin/ next to the
+    runtime library's lib/, or PATH."""
+    env = os.environ.get("MXGEMM_COMPILE")
+    if env:
+        return env
+    try:
+        lib_dir = os.path.dirname(_library().path)
+        cand = os.path.join(os.path.dirname(lib_dir), "bin", "mxgemm-compile")
+        if os.path.exists(cand):
+            return cand
+    except OSError:
+        pass
+    found = shutil.which("mxgemm-compile")
+    if not found:
+        raise CompileError("mxgemm-compile not found (set MXGEMM_COMPILE or "
+                           "put it on PATH)")
+    return found
+
+
+def compile(n=None, k=None, config=None, x_format="e4m3", w_format="e4m3",
+            w_scale="block32x32", out_type="bf16", name=None, compiler=None,
+            tuning_db=None, entry=None, output=None):
+    """Compiles one kernel with mxgemm-compile: (N, K, formats, config), or
+    the tuning-database entry `entry` of `tuning_db`.
+
+    `config` is the body of #mxgemm.config<...> as a string or a dict of
+    fields. The code object and its descriptor are written to `output` and
+    `output`.json (default: a temporary directory). Returns (code object
+    bytes, kernel descriptor dict).
+    """
+    if isinstance(config, dict):
+        config = ", ".join(
+            f"{f} = {str(v).lower() if isinstance(v, bool) else v}"
+            for f, v in config.items())
+    with tempfile.TemporaryDirectory() as tmp:
+        out = output or os.path.join(tmp, "kernel.hsaco")
+        cmd = [compiler or find_compiler(), "-o", out]
+        if entry is not None:
+            cmd += ["--tuning-db", tuning_db, "--entry", entry]
+        else:
+            cmd += ["--n", str(n), "--k", str(k), "--x-format", x_format,
+                    "--w-format", w_format, "--w-scale",
+                    w_scale.replace("-", "_"), "--out-type", out_type]
+        if config:
+            cmd += ["--config", config]
+        if name:
+            cmd += ["--name", name]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise CompileError(proc.stderr.strip() or proc.stdout.strip())
+        with open(out, "rb") as f:
+            code = f.read()
+        meta = _rt.read_json_file(out + ".json")
+    return code, meta

@@ -1,0 +1,163 @@
+// RUN: mxgemm-opt %s --convert-mxgemm-to-amdgpu --split-input-file | FileCheck %s
+// RUN: mxgemm-opt %s --convert-mxgemm-to-amdgpu=allow-pattern-rollback=false --split-input-file | FileCheck %s
+
+// One 32x32x64 block, one K-step, per-row weight scales: the operand and
+// scale addressing of docs/Design.md section 9.
+// CHECK-LABEL: func.func @one_block_32x32
+// CHECK-SAME: (%[[X:.+]]: memref<4096xf8E4M3FN>, %[[XS:.+]]: memref<128xf8E8M0FNU>, %[[W:.+]]: memref<4096xf8E5M2>, %[[WS:.+]]: memref<128xf8E8M0FNU>, %[[ACC:.+]]: vector<16xf32>, %[[ROW0:.+]]: index, %[[COL0:.+]]: index, %[[K0:.+]]: index, %[[M:.+]]: index)
+// CHECK: %[[TID:.+]] = gpu.thread_id x
+// CHECK: %[[LANE:.+]] = arith.remui %[[TID]], %c64
+// CHECK: %[[R:.+]] = arith.remui %[[LANE]], %c32
+// CHECK: %[[G:.+]] = arith.divui %[[LANE]], %c32
+// CHECK: %[[LAST:.+]] = arith.subi %[[M]], %c1
+// CHECK: %[[ROWR:.+]] = arith.addi %[[ROW0]], %[[R]]
+// CHECK: %[[ROW:.+]] = arith.minui %[[ROWR]], %[[LAST]]
+// CHECK: %[[XROW:.+]] = arith.muli %[[ROW]], %c128
+// CHECK: %[[XSROW:.+]] = arith.muli %[[ROW]], %c4
+// CHECK: %[[COL:.+]] = arith.addi %[[COL0]], %[[R]]
+// CHECK: %[[WROW:.+]] = arith.muli %[[COL]], %c128
+// CHECK: %[[WSROW:.+]] = arith.muli %[[COL]], %c4
+// CHECK: %[[KB:.+]] = arith.divui %[[K0]], %c32
+// CHECK: %[[G16:.+]] = arith.muli %[[G]], %c16
+// CHECK: %[[XK:.+]] = arith.addi %[[XROW]], %[[K0]]
+// CHECK: %[[XLO:.+]] = arith.addi %[[XK]], %[[G16]]
+// CHECK: %[[A0:.+]] = vector.load %[[X]][%[[XLO]]] : memref<4096xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK: %[[XHI:.+]] = arith.addi %[[XLO]], %c32
+// CHECK: %[[A1:.+]] = vector.load %[[X]][%[[XHI]]]
+// CHECK: %[[A:.+]] = vector.shuffle %[[A0]], %[[A1]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]
+// CHECK: %[[XSB:.+]] = arith.addi %[[XSROW]], %[[KB]]
+// CHECK: %[[XSI:.+]] = arith.addi %[[XSB]], %[[G]]
+// CHECK: %[[SA:.+]] = memref.load %[[XS]][%[[XSI]]]
+// The scale byte, zero-extended into the 32-bit scale operand (op_sel 0
+// reads byte 0 only).
+// CHECK: %[[SAI:.+]] = arith.bitcast %[[SA]] : f8E8M0FNU to i8
+// CHECK: %[[SAW:.+]] = arith.extui %[[SAI]] : i8 to i32
+// CHECK: %[[SAB:.+]] = vector.broadcast %[[SAW]] : i32 to vector<1xi32>
+// CHECK: %[[SAV:.+]] = vector.bitcast %[[SAB]] : vector<1xi32> to vector<4xf8E8M0FNU>
+// CHECK: vector.load %[[W]]
+// CHECK: vector.load %[[W]]
+// CHECK: %[[B:.+]] = vector.shuffle
+// CHECK: %[[WSB:.+]] = arith.addi %[[WSROW]], %[[KB]]
+// CHECK: %[[WSI:.+]] = arith.addi %[[WSB]], %[[G]]
+// CHECK: %[[SB:.+]] = memref.load %[[WS]][%[[WSI]]]
+// CHECK: arith.bitcast %[[SB]]
+// CHECK: %[[SBV:.+]] = vector.bitcast
+// CHECK: %[[C:.+]] = vector.shuffle %[[ACC]], %[[ACC]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+// CHECK: %[[D:.+]] = amdgpu.scaled_mfma 32x32x64 (%[[SAV]][0] * %[[A]]) * (%[[SBV]][0] * %[[B]]) + %[[C]] : vector<4xf8E8M0FNU>, vector<32xf8E4M3FN>, vector<4xf8E8M0FNU>, vector<32xf8E5M2>, vector<16xf32>
+// CHECK: %[[NEW:.+]] = vector.shuffle %[[ACC]], %[[D]] [16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]
+// CHECK: return %[[NEW]]
+func.func @one_block_32x32(%x: memref<4096xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
+                           %w: memref<4096xf8E5M2>, %ws: memref<128xf8E8M0FNU>,
+                           %acc: vector<16xf32>, %row0: index, %col0: index,
+                           %k0: index, %m: index) -> vector<16xf32> {
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%row0, %col0, %k0, %m]
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 64 : i64, k = 128 : i64, w_scale = #mxgemm.w_scale<per_row>}
+      : memref<4096xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<4096xf8E5M2>,
+        memref<128xf8E8M0FNU>, vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// -----
+
+// 16x16x128: lanes hold K-groups of 16 (l / 16), the second half starts 64
+// elements later, 32x32 weight-scale blocks index row col / 32; a 2x1 wave
+// tile over two K-steps issues 4 MFMAs in K order.
+// CHECK-LABEL: func.func @blocks_16x16
+// CHECK-SAME: %[[COL0:[a-z0-9]+]]: index, %{{[a-z0-9]+}}: index, %{{[a-z0-9]+}}: index) -> vector<8xf32>
+// CHECK: %[[LANE:.+]] = arith.remui %{{.+}}, %c64
+// CHECK: %[[R:.+]] = arith.remui %[[LANE]], %c16
+// CHECK: arith.divui %[[LANE]], %c16
+// CHECK: %[[COL:.+]] = arith.addi %[[COL0]], %[[R]]
+// CHECK: arith.divui %[[COL]], %c32
+// CHECK: %[[A0:.+]] = vector.load %{{.+}}[%[[LO:.+]]] : memref<8192xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK: arith.addi %[[LO]], %c64
+// CHECK-COUNT-4: amdgpu.scaled_mfma 16x16x128
+// CHECK-NOT: amdgpu.scaled_mfma
+func.func @blocks_16x16(%x: memref<8192xf8E4M3FN>, %xs: memref<256xf8E8M0FNU>,
+                        %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
+                        %acc: vector<8xf32>, %row0: index, %col0: index,
+                        %k0: index, %m: index) -> vector<8xf32> {
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%row0, %col0, %k0, %m]
+      {mfma = #mxgemm<mfma m16n16k128>, wave_m = 32 : i64, wave_n = 16 : i64,
+       tile_k = 256 : i64, k = 256 : i64, w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<8192xf8E4M3FN>, memref<256xf8E8M0FNU>, memref<8192xf8E4M3FN>,
+        memref<8xf8E8M0FNU>, vector<8xf32>
+  return %r : vector<8xf32>
+}
+
+// -----
+
+// W packed in MFMA panels (w_panels): lane l's 32 operand bytes of block
+// column col0 / 32 and K step k0 / 64 are contiguous at
+// (col0 / 32) * (K / 64) * 2048 + 32 * l + 32 * k0 (= k0 / 64 panels of
+// 2048 bytes), read as two 16-byte halves; X keeps its row-major gather.
+// CHECK-LABEL: func.func @panels_32x32
+// CHECK-SAME: %[[COL0:[a-z0-9]+]]: index, %[[K0:[a-z0-9]+]]: index, %{{[a-z0-9]+}}: index) -> vector<16xf32>
+// CHECK: %[[LANE:.+]] = arith.remui %{{.+}}, %c64
+// CHECK: %[[BLOCK:.+]] = arith.divui %[[COL0]], %c32
+// CHECK: %[[SLOT:.+]] = arith.muli %[[LANE]], %c32
+// CHECK: %[[BASE:.+]] = arith.muli %[[BLOCK]], %c8192
+// CHECK: %[[PANEL:.+]] = arith.addi %[[BASE]], %[[SLOT]]
+// CHECK: %[[KOFF:.+]] = arith.muli %[[K0]], %c32
+// CHECK: %[[FIRST:.+]] = arith.addi %[[PANEL]], %[[KOFF]]
+// CHECK: %[[SECOND:.+]] = arith.addi %[[FIRST]], %c16
+// CHECK: %[[B0:.+]] = vector.load %{{.+}}[%[[FIRST]]] {alignment = 16 : i64} : memref<8192xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK: %[[B1:.+]] = vector.load %{{.+}}[%[[SECOND]]] {alignment = 16 : i64} : memref<8192xf8E4M3FN>, vector<16xf8E4M3FN>
+// CHECK: %[[B:.+]] = vector.shuffle %[[B0]], %[[B1]]
+// CHECK: amdgpu.scaled_mfma 32x32x64 ({{.+}}) * ({{.+}}) + {{.+}} : vector<4xf8E8M0FNU>, vector<32xf8E4M3FN>, vector<4xf8E8M0FNU>, vector<32xf8E4M3FN>, vector<16xf32>
+// CHECK-COUNT-3: amdgpu.scaled_mfma 32x32x64
+// CHECK-NOT: amdgpu.scaled_mfma
+func.func @panels_32x32(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
+                        %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
+                        %acc: vector<16xf32>, %row0: index, %col0: index,
+                        %k0: index, %m: index) -> vector<16xf32> {
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%row0, %col0, %k0, %m]
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 256 : i64, k = 256 : i64, w_panels,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
+        memref<8xf8E8M0FNU>, vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// -----
+// D layout: lane l register t of a 32x32 block is row 8*(t/4) + 4*(l/32) +
+// t%4, column l%32; BF16 via truncf. A wave tile wholly inside M (row0 +
+// wave_m <= M: every tile but the last tile row) stores without a per-element
+// guard; otherwise each store is guarded by row < M.
+// CHECK-LABEL: func.func @store_32x32
+// CHECK-SAME: %[[ACC:.+]]: vector<16xf32>, %[[Y:.+]]: memref<65536xbf16>, %[[ROW0:.+]]: index, %[[COL0:.+]]: index, %[[M:.+]]: index
+// CHECK: %[[LANE:.+]] = arith.remui %{{.+}}, %c64
+// CHECK: %[[G:.+]] = arith.divui %[[LANE]], %c32
+// CHECK: %[[G4:.+]] = arith.muli %[[G]], %c4
+// CHECK: %[[END:.+]] = arith.addi %[[ROW0]], %c32
+// CHECK: %[[WHOLE:.+]] = arith.cmpi ule, %[[END]], %[[M]]
+// CHECK: scf.if %[[WHOLE]] {
+// CHECK: %[[COL:.+]] = arith.addi %[[COL0]]
+// CHECK: %[[ROW:.+]] = arith.addi %[[ROW0]], %[[G4]]
+// CHECK: %[[V0:.+]] = vector.extract %[[ACC]][0]
+// CHECK: %[[B0:.+]] = arith.truncf %[[V0]] : f32 to bf16
+// CHECK-NOT: scf.if
+// CHECK: %[[OFF:.+]] = arith.muli %[[ROW]], %c256
+// CHECK: %[[IDX:.+]] = arith.addi %[[OFF]], %[[COL]]
+// CHECK: memref.store %[[B0]], %[[Y]][%[[IDX]]]
+// Register 4 is row 8 + 4g.
+// CHECK: %[[R8:.+]] = arith.addi %[[ROW0]], %c8
+// CHECK: arith.addi %[[R8]], %[[G4]]
+// CHECK: vector.extract %[[ACC]][4]
+// CHECK-COUNT-12: memref.store
+// CHECK: } else {
+// CHECK: %[[GROW:.+]] = arith.addi %[[ROW0]], %[[G4]]
+// CHECK: %[[IN:.+]] = arith.cmpi ult, %[[GROW]], %[[M]]
+// CHECK: scf.if %[[IN]] {
+// CHECK: memref.store
+// CHECK-COUNT-15: memref.store
+// CHECK-NOT: memref.store
+func.func @store_32x32(%acc: vector<16xf32>, %y: memref<65536xbf16>,
+                       %row0: index, %col0: index, %m: index) {
+  mxgemm.store_tile %acc, %y [%row0, %col0, %m]
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       n = 256 : i64} : vector<16xf32>, memref<65536xbf16>
+  return
+}

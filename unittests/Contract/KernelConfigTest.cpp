@@ -1,0 +1,94 @@
+//===- KernelConfigTest.cpp - the config contract without MLIR ------------===//
+//
+// The verifier's arithmetic on hostile values (no wrap, no division by
+// zero), the field table's round trip, and the text form the IR printer
+// and the runtime's plans share.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Contract/KernelConfig.h"
+#include "mxgemm/Contract/Problem.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+using namespace mxgemm::contract;
+using mxgemm::target::kGFX950;
+
+namespace {
+std::string verify(const KernelConfig &c) {
+  ErrorMessage e = verifyConfig(c, kGFX950);
+  return e ? *e : "";
+}
+} // namespace
+
+TEST(KernelConfigTest, DefaultsAreTheNaiveKernel) {
+  KernelConfig c;
+  EXPECT_EQ(verify(c), "");
+  EXPECT_EQ(c.workgroupSize(kGFX950), 256);
+  EXPECT_EQ(c.ldsBytes(), 0);
+  EXPECT_EQ(c.accumulatorRegsPerLane(kGFX950), 64);
+  EXPECT_EQ(formatConfigBody(c), "tile_m = 128, tile_n = 128, tile_k = 128, "
+                                 "waves_m = 2, waves_n = 2, mfma = m32n32k64");
+}
+
+TEST(KernelConfigTest, HostileIntegersAreRangeErrorsNotWraps) {
+  const int64_t huge = std::numeric_limits<int64_t>::max();
+  for (int field = 0; field < kNumConfigFields; ++field) {
+    if (configFieldKind(field) != ConfigFieldKind::Integer)
+      continue;
+    for (int64_t v : {huge, int64_t(1) << 62, int64_t(-1),
+                      std::numeric_limits<int64_t>::min()}) {
+      KernelConfig c;
+      ASSERT_FALSE(setConfigInteger(c, field, v));
+      EXPECT_NE(verify(c), "") << configFieldName(field) << " = " << v;
+    }
+  }
+  KernelConfig c;
+  c.wavesM = int64_t(1) << 62; // waves_m * waves_n wrapped to 0 before
+  c.wavesN = 4;
+  EXPECT_EQ(verify(c), "waves_m and waves_n must be in 1..16, got "
+                       "4611686018427387904 x 4");
+}
+
+TEST(KernelConfigTest, FieldTableRoundTrips) {
+  KernelConfig c;
+  c.tileN = 256;
+  c.mfma = MfmaShape::M16N16K128;
+  c.xcdRemap = true;
+  c.stageW = Staging::PackedRegisters;
+  c.ldsLayout = LdsLayout::Xor;
+  c.schedule = Schedule::Interleave;
+  KernelConfig back;
+  for (int f = 0; f < kNumConfigFields; ++f) {
+    std::string value = configFieldValue(c, f);
+    ErrorMessage e = configFieldKind(f) == ConfigFieldKind::Integer
+                         ? setConfigInteger(back, f, std::stoll(value))
+                         : setConfigKeyword(back, f, value);
+    ASSERT_FALSE(e) << *e;
+    EXPECT_EQ(findConfigField(configFieldName(f)), f);
+  }
+  EXPECT_EQ(back, c);
+  EXPECT_EQ(findConfigField("tile_q"), -1);
+  EXPECT_TRUE(setConfigKeyword(back, findConfigField("mfma"), "m8n8k8"));
+  EXPECT_TRUE(setConfigInteger(back, findConfigField("mfma"), 3));
+}
+
+TEST(ProblemTest, LimitsAndRules) {
+  GemmProblem p{16384, 1280};
+  EXPECT_FALSE(validateProblem(p));
+  EXPECT_EQ(p.weightScaleRows(), 512);
+  EXPECT_EQ(p.scaleColumns(), 40);
+  GemmProblem zero{0, 1280};
+  EXPECT_TRUE(validateProblem(zero));
+  GemmProblem huge{int64_t(9223372036854775680ull), 128};
+  EXPECT_TRUE(validateProblem(huge));
+  GemmProblem odd{4096, 100};
+  EXPECT_TRUE(validateProblem(odd));
+  GemmProblem bf16In{4096, 128, ElementType::BF16};
+  EXPECT_TRUE(validateProblem(bf16In));
+  KernelConfig c;
+  EXPECT_TRUE(verifyProblemConfig(GemmProblem{100, 256}, c));
+  EXPECT_FALSE(verifyProblemConfig(GemmProblem{256, 256}, c));
+}

@@ -1,0 +1,111 @@
+//===- KernelDescriptorTest.cpp - the v2 kernel descriptor ----------------===//
+//
+// A descriptor survives a JSON round trip; one that a person or another
+// build edited (derived fields that disagree with the config, an unknown
+// field, a bad hash, a duplicate key) is refused with a message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Contract/KernelDescriptor.h"
+
+#include <gtest/gtest.h>
+
+using namespace mxgemm::contract;
+using mxgemm::target::kGFX950;
+
+namespace {
+KernelDescriptor sample() {
+  KernelConfig c;
+  c.tileN = 256;
+  c.wavesM = 1;
+  c.wavesN = 4;
+  c.stageX = Staging::LdsAsync;
+  c.stageW = Staging::PackedRegisters;
+  c.stages = 2;
+  c.groupM = 8;
+  c.groupN = 4;
+  c.xcdRemap = true;
+  KernelDescriptor d =
+      KernelDescriptor::describe("mxgemm_wq_b", {16384, 1280}, c, kGFX950);
+  d.resources.vgprCount = 240;
+  d.resources.kernargSegmentBytes = 44;
+  d.codeObjectSha256 = std::string(64, 'a');
+  d.mxgemmVersion = "0.1.0";
+  d.llvmVersion = "22.1.8";
+  return d;
+}
+
+std::string parseError(const std::string &json) {
+  KernelDescriptor d;
+  ErrorMessage e = KernelDescriptor::parse(json, d);
+  return e ? *e : "";
+}
+
+std::string replace(std::string s, const std::string &from,
+                    const std::string &to) {
+  size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? s : s.replace(at, from.size(), to);
+}
+} // namespace
+
+TEST(KernelDescriptorTest, DescribeDerivesGridMfmaArgumentsAndLayouts) {
+  KernelDescriptor d = sample();
+  EXPECT_EQ(d.mfma.kStep, 64);
+  EXPECT_EQ(d.mfma.nonK, 32);
+  EXPECT_EQ(d.workgroupSize, 256);
+  EXPECT_EQ(d.grid.numTilesN, 64);
+  EXPECT_EQ(d.grid.numXcds, 8);
+  EXPECT_EQ(d.wLayout, WeightLayout::MfmaPanels);
+  ASSERT_EQ(d.arguments.size(), 6u);
+  EXPECT_EQ(d.findArgument("M")->offset, 40u);
+  EXPECT_EQ(explicitArgumentBytes(d.arguments), 44u);
+}
+
+TEST(KernelDescriptorTest, RoundTrips) {
+  KernelDescriptor d = sample();
+  KernelDescriptor back;
+  ErrorMessage e = KernelDescriptor::parse(d.toJson(), back);
+  ASSERT_FALSE(e) << *e;
+  EXPECT_EQ(back.toJson(), d.toJson());
+  EXPECT_EQ(back.config, d.config);
+  EXPECT_EQ(back.problem, d.problem);
+}
+
+TEST(KernelDescriptorTest, EditedDescriptorsAreRefused) {
+  const std::string json = sample().toJson();
+  EXPECT_NE(
+      parseError(replace(json, "\"num_tiles_n\": 64", "\"num_tiles_n\": 65")),
+      "");
+  EXPECT_NE(parseError(replace(json, "\"program_tile_m\": 128",
+                               "\"program_tile_m\": 64")),
+            "");
+  EXPECT_NE(parseError(replace(json, "\"offset\": 40", "\"offset\": 44")), "");
+  EXPECT_NE(parseError(replace(json, "\"w_layout\": \"mfma_panels\"",
+                               "\"w_layout\": \"row_major\"")),
+            "");
+  EXPECT_NE(parseError(replace(json, "\"format_version\": 2",
+                               "\"format_version\": 1")),
+            "");
+  EXPECT_NE(
+      parseError(replace(json, "\"chip\": \"gfx950\"", "\"chip\": \"gfx942\"")),
+      "");
+  EXPECT_NE(parseError(replace(json, std::string(64, 'a'), "abc")), "");
+  EXPECT_NE(parseError(replace(json, "\"waves_n\": 4", "\"waves_n\": 3")), "");
+  EXPECT_NE(parseError(replace(json, "\"k\": 1280", "\"k\": 1290")), "");
+  EXPECT_EQ(parseError(replace(json, "\"kernel\": \"mxgemm_wq_b\",",
+                               "\"kernel\": \"mxgemm_wq_b\", \"kernel\": "
+                               "\"other\",")),
+            "kernel descriptor: not valid JSON: duplicate key 'kernel'");
+  EXPECT_EQ(parseError(replace(json, "\"format_version\": 2,",
+                               "\"format_version\": 2, \"extra\": 1,")),
+            "kernel descriptor: field 'extra': not a known field (allowed: "
+            "format_version, kernel, chip, target, problem, config, mfma, "
+            "grid, arguments, w_layout, x_scale_layout, w_scale_layout, "
+            "k_segments, resources, code_object, code_object_sha256, "
+            "compiler)");
+  EXPECT_EQ(parseError("[]"),
+            "kernel descriptor: top level: expected an object, got array");
+  EXPECT_NE(parseError(""), "");
+  EXPECT_NE(parseError(std::string(100000, '[')), "");
+}
