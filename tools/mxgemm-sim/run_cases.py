@@ -56,6 +56,9 @@ def main():
     ap.add_argument("--sim", default=None,
                     help="the mxgemm-sim binary (default: <build>/bin)")
     ap.add_argument("--force", action="store_true")
+    ap.add_argument("--doc-table", action="store_true",
+                    help="print the naive-vs-tuned table of "
+                    "docs/Performance.md instead of one row per run")
     args = ap.parse_args()
     out = args.out or os.path.join(args.build, "sim-cases")
     os.makedirs(out, exist_ok=True)
@@ -111,6 +114,9 @@ def main():
                   f"{max(lo, key=abs):+.1f}% | {sum(hi) / len(hi):+.1f}% | "
                   f"{max(hi, key=abs):+.1f}% |")
         print()
+    if args.doc_table:
+        doc_table(rows)
+        return
     print("| kind | family | M | predicted us (sustained) | TFLOPS | % of peak "
           "| MFMA util | limiter | us at 2.4 GHz | sim CPU s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -119,6 +125,43 @@ def main():
               f"{r['percent_of_peak']:.1f} | {100 * r['mfma_utilisation']:.1f}% | "
               f"{r['limiter']} | {r['time_us_peak_clock']:.2f} | "
               f"{r.get('simulator_cpu_seconds', 0):.1f} |")
+
+
+def doc_table(rows):
+    """Per (family, M): the tuned kernel's prediction and the naive
+    kernel's time; the lower bound of mxgemm.perf (not a prediction)."""
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from mxgemm.perf import lower_bound
+    by = {(kind, family, m): r for kind, family, m, r in rows}
+    keys = []
+    for _, family, m, _ in rows:
+        if (family, m) not in keys:
+            keys.append((family, m))
+    print("| family | M | lower bound us (binds) | naive: predicted us | "
+          "tuned: predicted us | tuned TFLOPS | tuned % of peak | "
+          "tuned MFMA util | tuned limiter | tuned us at 2.4 GHz | "
+          "tuned / naive speed-up |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for family, m in keys:
+        t, nv = by.get(("tuned", family, m)), by.get(("naive", family, m))
+        ref = t or nv
+        n = k = None
+        desc = ref.get("description", "")
+        parts = dict(p.split("=") for p in desc.split()[1:] if "=" in p)
+        n, k = int(parts["N"]), int(parts["K"])
+        lb = lower_bound(m, n, k)
+        cells = [family, str(m), "%.1f (%s)" % (lb["bound_s"] * 1e6,
+                                                lb["binds"]),
+                 "%.1f" % nv["time_us"] if nv else "-"]
+        if t:
+            cells += ["%.1f" % t["time_us"], "%.0f" % t["tflops"],
+                      "%.1f%%" % t["percent_of_peak"],
+                      "%.1f%%" % (100 * t["mfma_utilisation"]), t["limiter"],
+                      "%.1f" % t["time_us_peak_clock"],
+                      "%.2fx" % (nv["time_us"] / t["time_us"]) if nv else "-"]
+        else:
+            cells += ["-"] * 7
+        print("| " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
