@@ -16,6 +16,10 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%mxgemm_src", config.mxgemm_src_root))
 config.substitutions.append(("%mxgemm_build_dir", config.mxgemm_obj_root))
+# %expect-exit CODE cmd...: cmd must exit with exactly CODE (Support/Tool.h).
+config.substitutions.append(("%expect-exit", "%s %s" % (
+    sys.executable,
+    os.path.join(config.mxgemm_src_root, "test", "Inputs", "expect_exit.py"))))
 config.substitutions.append(("%mxgemm_data", os.path.join(config.mxgemm_src_root, "data")))
 config.substitutions.append(("%python", sys.executable))
 

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mxgemm/Compiler/KernelCompiler.h"
-#include "mxgemm/InitAll.h"
+#include "mxgemm/Dialect/MXGemm/IR/ConfigText.h"
+#include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -18,10 +18,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static mlir::MLIRContext *ctx = [] {
-    mlir::DialectRegistry registry;
-    mxgemm::registerAllDialects(registry);
-    auto *c = new mlir::MLIRContext(registry);
-    c->loadAllAvailableDialects();
+    auto *c = new mlir::MLIRContext();
+    c->loadDialect<mxgemm::MXGemmDialect>();
     return c;
   }();
   mlir::ScopedDiagnosticHandler quiet(

@@ -106,24 +106,6 @@ OwningOpRef<ModuleOp> mxgemm::buildProblem(MLIRContext *ctx,
   return module;
 }
 
-FailureOr<contract::KernelConfig> mxgemm::parseConfigBody(MLIRContext *ctx,
-                                                          StringRef body) {
-  ctx->getOrLoadDialect<MXGemmDialect>();
-  std::string text = ("#mxgemm.config<" + body + ">").str();
-  size_t consumed = 0;
-  Attribute attr = parseAttribute(text, ctx, Type(), &consumed);
-  if (!attr)
-    return failure();
-  auto config = dyn_cast<ConfigAttr>(attr);
-  if (!config || consumed != text.size()) {
-    emitError(UnknownLoc::get(ctx))
-        << "--config must be the fields of one #mxgemm.config, got '" << body
-        << "'";
-    return failure();
-  }
-  return config.getKernelConfig();
-}
-
 /// What the descriptor needs of the one problem of a module, taken before
 /// the pipeline erases the problem op.
 struct ProblemOfModule {
@@ -152,6 +134,11 @@ static void fillResources(contract::KernelResources &r,
                           const ::mxgemm::KernelResources &k) {
   r.vgprCount = k.vgprCount;
   r.agprCount = k.agprCount;
+  // The AGPRs live in the same allocation from accum_offset on, so the
+  // registers a wave holds are accum_offset + agpr_count, not the sum of
+  // the counts; the note does not say where they start.
+  if (k.agprCount)
+    r.accumOffset = k.accumOffset.value_or(0);
   r.sgprCount = k.sgprCount;
   r.vgprSpillCount = k.vgprSpillCount;
   r.sgprSpillCount = k.sgprSpillCount;

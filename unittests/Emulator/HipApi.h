@@ -26,75 +26,52 @@ inline const char *libraryPath() {
   return env && *env ? env : MXGEMM_HIP_EMU_LIB;
 }
 
+#define MXGEMM_HIP_FUNCTIONS(X)                                                \
+  X(hipInit)                                                                   \
+  X(hipGetDeviceCount)                                                         \
+  X(hipSetDevice)                                                              \
+  X(hipGetDevice)                                                              \
+  X(hipDeviceGetAttribute)                                                     \
+  X(hipDeviceGetName)                                                          \
+  X(hipGetDevicePropertiesR0600)                                               \
+  X(hipMalloc)                                                                 \
+  X(hipFree)                                                                   \
+  X(hipMemcpy)                                                                 \
+  X(hipMemcpyAsync)                                                            \
+  X(hipMemset)                                                                 \
+  X(hipMemsetAsync)                                                            \
+  X(hipModuleLoadData)                                                         \
+  X(hipModuleUnload)                                                           \
+  X(hipModuleGetFunction)                                                      \
+  X(hipModuleLaunchKernel)                                                     \
+  X(hipStreamCreate)                                                           \
+  X(hipStreamSynchronize)                                                      \
+  X(hipStreamDestroy)                                                          \
+  X(hipDeviceSynchronize)                                                      \
+  X(hipGetLastError)                                                           \
+  X(hipPeekAtLastError)                                                        \
+  X(hipGetErrorString)                                                         \
+  X(hipGetErrorName)                                                           \
+  X(hipDriverGetVersion)                                                       \
+  X(hipRuntimeGetVersion)
+
 /// The facade's entry points, resolved with dlsym like a dlopen'ing client.
 struct Hip {
   void *handle = nullptr;
-#define HIP_FN(NAME) decltype(&::NAME) NAME = nullptr;
-  HIP_FN(hipInit)
-  HIP_FN(hipGetDeviceCount)
-  HIP_FN(hipSetDevice)
-  HIP_FN(hipGetDevice)
-  HIP_FN(hipDeviceGetAttribute)
-  HIP_FN(hipDeviceGetName)
-  HIP_FN(hipGetDevicePropertiesR0600)
-  HIP_FN(hipMalloc)
-  HIP_FN(hipFree)
-  HIP_FN(hipMemcpy)
-  HIP_FN(hipMemcpyAsync)
-  HIP_FN(hipMemset)
-  HIP_FN(hipMemsetAsync)
-  HIP_FN(hipModuleLoadData)
-  HIP_FN(hipModuleUnload)
-  HIP_FN(hipModuleGetFunction)
-  HIP_FN(hipModuleLaunchKernel)
-  HIP_FN(hipStreamCreate)
-  HIP_FN(hipStreamSynchronize)
-  HIP_FN(hipStreamDestroy)
-  HIP_FN(hipDeviceSynchronize)
-  HIP_FN(hipGetLastError)
-  HIP_FN(hipPeekAtLastError)
-  HIP_FN(hipGetErrorString)
-  HIP_FN(hipGetErrorName)
-  HIP_FN(hipDriverGetVersion)
-  HIP_FN(hipRuntimeGetVersion)
-#undef HIP_FN
+#define MXGEMM_DECLARE(NAME) decltype(&::NAME) NAME = nullptr;
+  MXGEMM_HIP_FUNCTIONS(MXGEMM_DECLARE)
+#undef MXGEMM_DECLARE
   bool load() {
     handle = dlopen(libraryPath(), RTLD_NOW | RTLD_LOCAL);
     if (!handle)
       return false;
-#define HIP_FN(NAME)                                                           \
+    bool all = true;
+#define MXGEMM_RESOLVE(NAME)                                                   \
   NAME = reinterpret_cast<decltype(NAME)>(dlsym(handle, #NAME));               \
-  if (!NAME)                                                                   \
-    return false;
-    HIP_FN(hipInit)
-    HIP_FN(hipGetDeviceCount)
-    HIP_FN(hipSetDevice)
-    HIP_FN(hipGetDevice)
-    HIP_FN(hipDeviceGetAttribute)
-    HIP_FN(hipDeviceGetName)
-    HIP_FN(hipGetDevicePropertiesR0600)
-    HIP_FN(hipMalloc)
-    HIP_FN(hipFree)
-    HIP_FN(hipMemcpy)
-    HIP_FN(hipMemcpyAsync)
-    HIP_FN(hipMemset)
-    HIP_FN(hipMemsetAsync)
-    HIP_FN(hipModuleLoadData)
-    HIP_FN(hipModuleUnload)
-    HIP_FN(hipModuleGetFunction)
-    HIP_FN(hipModuleLaunchKernel)
-    HIP_FN(hipStreamCreate)
-    HIP_FN(hipStreamSynchronize)
-    HIP_FN(hipStreamDestroy)
-    HIP_FN(hipDeviceSynchronize)
-    HIP_FN(hipGetLastError)
-    HIP_FN(hipPeekAtLastError)
-    HIP_FN(hipGetErrorString)
-    HIP_FN(hipGetErrorName)
-    HIP_FN(hipDriverGetVersion)
-    HIP_FN(hipRuntimeGetVersion)
-#undef HIP_FN
-    return true;
+  all = all && NAME;
+    MXGEMM_HIP_FUNCTIONS(MXGEMM_RESOLVE)
+#undef MXGEMM_RESOLVE
+    return all;
   }
 };
 

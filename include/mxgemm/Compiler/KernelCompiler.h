@@ -11,6 +11,7 @@
 #define MXGEMM_COMPILER_KERNELCOMPILER_H
 
 #include "mxgemm/Contract/KernelDescriptor.h"
+#include "mxgemm/Dialect/MXGemm/IR/ConfigText.h" // parseConfigBody
 #include "mxgemm/Support/MLIR.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -44,12 +45,6 @@ std::string getKernelName(const ProblemSpec &spec);
 /// after emitting a diagnostic when the spec is invalid.
 OwningOpRef<ModuleOp> buildProblem(MLIRContext *ctx, const ProblemSpec &spec,
                                    llvm::StringRef chip = "gfx950");
-
-/// Parses `body`, the text between the angle brackets of
-/// `#mxgemm.config<...>`, with the attribute parser (and nothing else: the
-/// whole text must be one config). Diagnostics go to `ctx`.
-FailureOr<::mxgemm::contract::KernelConfig>
-parseConfigBody(MLIRContext *ctx, llvm::StringRef body);
 
 enum class EmitStage { MLIR, LLVM, ISA, HSACO };
 

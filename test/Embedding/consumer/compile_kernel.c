@@ -142,6 +142,17 @@ int main(void) {
         "an invalid config is a diagnostic and a null module");
   printf("diagnostic: %s", diagnostics.text);
 
+  /* Issue 13's overflow: waves_m * waves_n wrapped to 0 and the verifier
+     divided by it (SIGFPE). */
+  resetDiagnostics(&diagnostics);
+  mxgemmProblemSpecInit(&spec, 128, 128);
+  spec.config = mlirStringRefCreateFromCString(
+      "waves_m = 4611686018427387904, waves_n = 4");
+  CHECK(mlirModuleIsNull(mxgemmProblemBuild(ctx, &spec)) &&
+            strstr(diagnostics.text, "waves_m and waves_n must be in") !=
+                NULL,
+        "a config whose products would wrap is a diagnostic");
+
   resetDiagnostics(&diagnostics);
   mxgemmProblemSpecInit(&spec, 512, 100);
   CHECK(mlirModuleIsNull(mxgemmProblemBuild(ctx, &spec)) &&
