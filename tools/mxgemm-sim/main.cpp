@@ -3,8 +3,9 @@
 // Thin driver over the MXGemmSimulator library:
 //   mxgemm-sim K.hsaco --m M [--sidecar K.hsaco.json] [--json] [--trace F]
 //   mxgemm-sim K.hsaco --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]
-//       [--buf NAME=BYTES[:zero|iota|fill=V|rand=SEED]]...
-//       [--arg buf:NAME[+OFF]|i32:V|i64:V]... [--lds BYTES] [--flops F]
+//       [--buf NAME=BYTES[:zero|iota|iota32|fill=V|rand=SEED]]...
+//       [--arg buf:NAME[+OFF]|i32:V|i64:V|ptr:V]... [--lds BYTES] [--flops F]
+// (the launch description of `mxgemm-emu run`, parsed by emu::LaunchSpec)
 // Options of the model: --full (time every round), --head N, --tail N,
 // --xcd0-only, --exact-mfma, --clock GHZ, --set FIELD=VALUE (a TimingModel
 // figure), --sensitivity (every ASSUMPTION at 0.5x and 1.5x).
@@ -15,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Emulator/Emulator.h"
+#include "mxgemm/Emulator/LaunchSpec.h"
 #include "mxgemm/Simulator/GemmLaunch.h"
 #include "mxgemm/Simulator/Simulator.h"
 
@@ -25,8 +27,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
-#include <map>
-#include <random>
 
 using namespace llvm;
 using namespace mxgemm;
@@ -45,27 +45,23 @@ uint64_t parseInt(StringRef s) {
   return v;
 }
 
+template <typename T> T orDie(Expected<T> v) {
+  if (!v)
+    die(toString(v.takeError()));
+  return std::move(*v);
+}
+
+void orDie(Error e) {
+  if (e)
+    die(toString(std::move(e)));
+}
+
 double parseDouble(StringRef s) {
   double v;
   if (s.getAsDouble(v))
     die("invalid number '" + s + "'");
   return v;
 }
-
-void parseDims(StringRef s, uint32_t out[3]) {
-  SmallVector<StringRef, 3> parts;
-  s.split(parts, ',');
-  if (parts.size() > 3)
-    die("too many dimensions in '" + s + "'");
-  for (unsigned i = 0; i < 3; ++i)
-    out[i] = i < parts.size() ? uint32_t(parseInt(parts[i])) : 1;
-}
-
-struct Buffer {
-  uint64_t size = 0;
-  std::string init;
-  uint64_t address = 0;
-};
 
 } // namespace
 
@@ -75,8 +71,7 @@ int main(int argc, char **argv) {
   bool json = false, haveGrid = false, printTable = false;
   sim::SimOptions options;
   sim::Launch raw;
-  std::map<std::string, Buffer> bufs;
-  std::vector<std::string> bufOrder, args;
+  emu::LaunchSpec spec;
   std::vector<std::pair<std::string, double>> sets;
   for (int i = 1; i < argc; ++i) {
     StringRef a = argv[i];
@@ -89,8 +84,9 @@ int main(int argc, char **argv) {
       outs() << "usage: mxgemm-sim K.hsaco --m M [--sidecar K.hsaco.json] "
                 "[--json] [--trace FILE]\n"
                 "       mxgemm-sim K.hsaco --kernel NAME --grid X,Y,Z "
-                "--block X,Y,Z [--buf NAME=BYTES[:INIT]] "
-                "[--arg buf:NAME[+OFF]|i32:V|i64:V] [--lds B] [--flops F]\n"
+                "--block X,Y,Z [--buf NAME=BYTES[:zero|iota|iota32|fill=V|"
+                "rand=SEED]] [--arg buf:NAME[+OFF]|i32:V|i64:V|ptr:V] "
+                "[--lds B] [--flops F]\n"
                 "model: [--full] [--head N] [--tail N] [--xcd0-only] "
                 "[--exact-mfma] [--clock GHZ] [--set FIELD=VALUE] "
                 "[--sensitivity]\n"
@@ -108,21 +104,19 @@ int main(int argc, char **argv) {
     else if (a == "--kernel")
       kernelName = value().str();
     else if (a == "--grid") {
-      parseDims(value(), raw.grid);
+      orDie(emu::parseDims(value(), raw.grid, "--grid"));
       haveGrid = true;
     } else if (a == "--block")
-      parseDims(value(), raw.workgroup);
+      orDie(emu::parseDims(value(), raw.workgroup, "--block"));
     else if (a == "--lds")
-      raw.dynamicLdsBytes = uint32_t(parseInt(value()));
+      raw.dynamicLdsBytes = uint32_t(
+          orDie(emu::parseUnsignedValue(value(), UINT32_MAX, "--lds")));
     else if (a == "--flops")
       raw.flops = parseDouble(value());
-    else if (a == "--buf") {
-      auto [name, rest] = value().split('=');
-      auto [size, init] = rest.split(':');
-      bufs[name.str()] = Buffer{parseInt(size), init.str()};
-      bufOrder.push_back(name.str());
-    } else if (a == "--arg")
-      args.push_back(value().str());
+    else if (a == "--buf")
+      orDie(spec.addBuffer(value()));
+    else if (a == "--arg")
+      orDie(spec.addArgument(value()));
     else if (a == "--full")
       options.fullRounds = true;
     else if (a == "--head")
@@ -187,55 +181,11 @@ int main(int argc, char **argv) {
   } else {
     if (!haveGrid)
       die("give --m with a sidecar, or --grid/--block/--arg");
-    for (auto &name : bufOrder) {
-      Buffer &b = bufs[name];
-      b.address = memory.allocate(b.size);
-      if (!b.address)
-        die("cannot allocate buffer " + name);
-      std::vector<uint8_t> data(b.size, 0);
-      StringRef init = b.init;
-      if (init == "iota") {
-        for (uint64_t j = 0; j < b.size; ++j)
-          data[j] = uint8_t(j);
-      } else if (init.consume_front("fill=")) {
-        uint32_t x = uint32_t(parseInt(init));
-        for (uint64_t j = 0; j + 4 <= b.size; j += 4)
-          std::memcpy(&data[j], &x, 4);
-      } else if (init.consume_front("rand=")) {
-        std::mt19937_64 rng(parseInt(init));
-        for (auto &byte : data)
-          byte = uint8_t(rng());
-      } else if (!init.empty() && init != "zero") {
-        die("unknown buffer initialiser '" + init + "'");
-      }
-      memory.copyToDevice(b.address, data.data(), data.size());
-    }
+    // The buffers and arguments exactly as `mxgemm-emu run` lays them out.
+    emu::LaunchConfig config;
+    orDie(spec.prepare(memory, config));
     launch = raw;
-    for (StringRef a : args) {
-      auto [kind, v] = a.split(':');
-      auto put = [&](const void *p, size_t n) {
-        size_t off = (launch.kernargs.size() + n - 1) & ~(n - 1);
-        launch.kernargs.resize(off + n);
-        std::memcpy(launch.kernargs.data() + off, p, n);
-      };
-      if (kind == "buf") {
-        auto [name, offset] = v.split('+');
-        auto it = bufs.find(name.str());
-        if (it == bufs.end())
-          die("--arg names unknown buffer '" + name + "'");
-        uint64_t addr =
-            it->second.address + (offset.empty() ? 0 : parseInt(offset));
-        put(&addr, 8);
-      } else if (kind == "i32") {
-        uint32_t x = uint32_t(parseInt(v));
-        put(&x, 4);
-      } else if (kind == "i64") {
-        uint64_t x = parseInt(v);
-        put(&x, 8);
-      } else {
-        die("unknown --arg kind '" + kind + "'");
-      }
-    }
+    launch.kernargs = std::move(config.kernargs);
   }
   const emu::KernelInfo *kernel = nullptr;
   if (!kernelName.empty()) {
