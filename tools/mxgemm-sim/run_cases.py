@@ -56,6 +56,8 @@ def main():
     ap.add_argument("--sim", default=None,
                     help="the mxgemm-sim binary (default: <build>/bin)")
     ap.add_argument("--force", action="store_true")
+    ap.add_argument("--no-run", action="store_true",
+                    help="only print the results already in --out")
     ap.add_argument("--doc-table", action="store_true",
                     help="print the naive-vs-tuned table of "
                     "docs/Performance.md instead of one row per run")
@@ -75,7 +77,7 @@ def main():
                                      family + ".hsaco")
             else:
                 hsaco = os.path.join(out, "naive-" + family + ".hsaco")
-                if not os.path.exists(hsaco):
+                if not os.path.exists(hsaco) and not args.no_run:
                     subprocess.run([compile_, "--n", str(n), "--k", str(k),
                                     "--name", "naive_" + family, "-o", hsaco],
                                    check=True)
@@ -84,6 +86,8 @@ def main():
                 if os.path.exists(path) and not args.force:
                     with open(path) as f:
                         result = json.load(f)
+                elif args.no_run:
+                    continue
                 else:
                     cmd = [sim, hsaco, "--m", str(m), "--json"] + args.sim_args.split()
                     text, wall, cpu = run(cmd)
