@@ -21,6 +21,7 @@ config.substitutions.append(("%expect-exit", "%s %s" % (
     sys.executable,
     os.path.join(config.mxgemm_src_root, "test", "Inputs", "expect_exit.py"))))
 config.substitutions.append(("%mxgemm_data", os.path.join(config.mxgemm_src_root, "data")))
+config.substitutions.append(("%python", sys.executable))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
@@ -30,7 +31,7 @@ llvm_config.with_environment("PYTHONPATH", os.path.join(config.mxgemm_src_root,
                              append_path=True)
 
 tool_dirs = [config.mxgemm_tools_dir, config.llvm_tools_dir]
-tools = ["mxgemm-opt", "mxgemm-compile", "mxgemm-emu", "FileCheck", "not", "count",
+tools = ["mxgemm-opt", "mxgemm-compile", "mxgemm-emu", "mxgemm-sim", "FileCheck", "not", "count",
          "llvm-objdump", "llvm-mc", "ld.lld",
          "llvm-readelf"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -167,6 +167,32 @@ struct alignas(64) Wave {
   }
 };
 
+/// Kind of a global memory access reported to an ExecObserver.
+enum class AccessKind : uint8_t { Load, Store, LoadToLds };
+
+/// Hooks for a timing model (lib/Simulator): called by the executor after
+/// each instruction and by the memory handlers for each access, with the
+/// per-lane addresses the handler computed. Inactive lanes (and buffer lanes
+/// outside num_records) are not in `laneMask`.
+class ExecObserver {
+public:
+  virtual ~ExecObserver() = default;
+  /// `index` ran; the counts are the wave's issued vmcnt/lgkmcnt operations
+  /// before it.
+  virtual void instructionExecuted(const ExecContext &ctx, const Wave &w,
+                                   uint32_t index, uint32_t vmIssuedBefore,
+                                   uint32_t lgkmIssuedBefore) = 0;
+  virtual void globalAccess(const ExecContext &ctx, const Wave &w,
+                            const Inst &inst, AccessKind kind,
+                            const uint64_t *laneAddress, uint64_t laneMask,
+                            unsigned bytesPerLane) = 0;
+  /// One address set of a ds_* instruction (read2/write2 report two).
+  virtual void ldsAccess(const ExecContext &ctx, const Wave &w,
+                         const Inst &inst, bool store,
+                         const uint32_t *laneAddress, uint64_t laneMask,
+                         unsigned bytesPerLane) = 0;
+};
+
 /// Per-thread state of a launch.
 struct ExecContext {
   const Program *program = nullptr;
@@ -175,6 +201,8 @@ struct ExecContext {
   const LaunchConfig *config = nullptr;
   bool checks = true;
   bool stats = true;
+  bool skipMfma = false;            // LaunchConfig::skipMfmaArithmetic
+  ExecObserver *observer = nullptr; // LaunchConfig::observer
   uint32_t workgroupId[3] = {0, 0, 0};
   // LDS of the current workgroup.
   std::vector<uint8_t> lds;

@@ -452,7 +452,11 @@ bool runWorkgroup(ExecContext &ctx, uint64_t flatId, const uint32_t grid[3],
         }
         Taint defined = ctx.checks ? preCheck(ctx, w, I) : Taint();
         const uint32_t vmIssued = w.vmIssued, vmRetired = w.vmRetired;
+        const uint32_t lgkmIssued = w.lgkmIssued;
         Status st = I.fn(ctx, w, I);
+        if (ctx.observer)
+          ctx.observer->instructionExecuted(ctx, w, index, vmIssued,
+                                            lgkmIssued);
         if (ctx.checks)
           postCheck(w, I, defined);
         if (ctx.stats) {
@@ -750,6 +754,8 @@ Expected<LaunchResult> mxgemm::emu::launch(const CodeObject &object,
     ctx.config = &config;
     ctx.checks = config.checks;
     ctx.stats = config.collectStats;
+    ctx.skipMfma = config.skipMfmaArithmetic;
+    ctx.observer = config.observer;
     ctx.perInstCount.assign(ctx.program->insts.size(), 0);
     std::vector<std::unique_ptr<Wave>> waves;
     for (unsigned i = 0; i < numWaves; ++i) {

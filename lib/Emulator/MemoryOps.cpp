@@ -182,8 +182,10 @@ Status globalLoad(ExecContext &ctx, Wave &w, const Inst &I) {
   bool saddr = I.param & PSaddr;
   unsigned dst = I.vals[0].reg;
   bool reported = false;
+  uint64_t observed[WaveSize];
   forLanes(w, [&](unsigned l) {
     uint64_t a = globalAddress(w, I, l, saddr ? 2 : 1, saddr ? 1 : -1);
+    observed[l] = a;
     const uint8_t *p = ctx.translate(a, bytes);
     static const uint8_t zeros[16] = {};
     if (!p) {
@@ -196,6 +198,9 @@ Status globalLoad(ExecContext &ctx, Wave &w, const Inst &I) {
     }
     writeLoaded(w, dst, l, p, bytes, I.param);
   });
+  if (ctx.observer)
+    ctx.observer->globalAccess(ctx, w, I, AccessKind::Load, observed, w.exec(),
+                               bytes);
   ++w.vmIssued;
   if (ctx.stats)
     ctx.wg.globalBytesRead += uint64_t(bytes) * llvm::popcount(w.exec());
@@ -208,8 +213,10 @@ Status globalStore(ExecContext &ctx, Wave &w, const Inst &I) {
   bool saddr = I.param & PSaddr;
   unsigned src = I.vals[1].reg;
   bool reported = false;
+  uint64_t observed[WaveSize];
   forLanes(w, [&](unsigned l) {
     uint64_t a = globalAddress(w, I, l, 0, saddr ? 2 : -1);
+    observed[l] = a;
     uint8_t *p = ctx.translate(a, bytes);
     if (!p) {
       if (!reported)
@@ -221,6 +228,9 @@ Status globalStore(ExecContext &ctx, Wave &w, const Inst &I) {
     }
     readStored(w, src, l, p, bytes, I.param);
   });
+  if (ctx.observer)
+    ctx.observer->globalAccess(ctx, w, I, AccessKind::Store, observed,
+                               w.exec(), bytes);
   ++w.vmIssued;
   if (ctx.stats)
     ctx.wg.globalBytesWritten += uint64_t(bytes) * llvm::popcount(w.exec());
@@ -256,8 +266,10 @@ Status globalLoadLds(ExecContext &ctx, Wave &w, const Inst &I) {
   // ds_read, ds_read, global_load_lds x2, s_waitcnt lgkmcnt(2), use. The
   // LDS data itself still needs the vmcnt wait.
   ++w.lgkmIssued;
+  uint64_t observed[WaveSize];
   forLanes(w, [&](unsigned l) {
     uint64_t a = globalAddress(w, I, l, saddr ? 1 : 0, saddr ? 0 : -1);
+    observed[l] = a;
     const uint8_t *p = ctx.translate(a, bytes);
     static const uint8_t zeros[16] = {};
     if (!p) {
@@ -270,6 +282,9 @@ Status globalLoadLds(ExecContext &ctx, Wave &w, const Inst &I) {
     toLds(ctx, w, I, l, p, bytes, int64_t(uint64_t(I.imms[0]) << 51) >> 51,
           reported);
   });
+  if (ctx.observer)
+    ctx.observer->globalAccess(ctx, w, I, AccessKind::LoadToLds, observed,
+                               w.exec(), bytes);
   if (ctx.stats) {
     uint64_t n = uint64_t(bytes) * llvm::popcount(w.exec());
     ctx.wg.globalBytesRead += n;
@@ -297,6 +312,7 @@ Status bufferOp(ExecContext &ctx, Wave &w, const Inst &I) {
   if (!store)
     ++w.vmIssued;
   uint64_t moved = 0;
+  uint64_t observed[WaveSize], observedMask = 0;
   forLanes(w, [&](unsigned l) {
     uint32_t index = 0, voff = 0;
     if (mode == 1)
@@ -321,6 +337,10 @@ Status bufferOp(ExecContext &ctx, Wave &w, const Inst &I) {
       if (!inRange)
         continue; // loads read 0, stores are dropped
       uint64_t a = base + soffset + uint64_t(stride) * index + o;
+      if (!((observedMask >> l) & 1)) {
+        observed[l] = a;
+        observedMask |= uint64_t(1) << l;
+      }
       uint8_t *p = ctx.translate(a, chunk);
       if (!p) {
         if (!reported)
@@ -345,6 +365,12 @@ Status bufferOp(ExecContext &ctx, Wave &w, const Inst &I) {
   });
   if (store)
     ++w.vmIssued;
+  if (ctx.observer)
+    ctx.observer->globalAccess(ctx, w, I,
+                               store ? AccessKind::Store
+                               : lds ? AccessKind::LoadToLds
+                                     : AccessKind::Load,
+                               observed, observedMask, bytes);
   if (ctx.stats) {
     (store ? ctx.wg.globalBytesWritten : ctx.wg.globalBytesRead) += moved;
     if (lds)
@@ -430,6 +456,18 @@ Status dsOp(ExecContext &ctx, Wave &w, const Inst &I) {
         writeLoaded(w, r, l, p, bytes, I.param);
     }
   });
+  if (ctx.observer) {
+    ctx.observer->ldsAccess(ctx, w, I, store, addrs, w.exec(), bytes);
+    if (two) {
+      uint32_t second[WaveSize];
+      // From the addresses read before the data was written (a read2 may
+      // load into its own address register).
+      forLanes(w, [&](unsigned l) {
+        second[l] = addrs[l] - offsets[0] + offsets[1];
+      });
+      ctx.observer->ldsAccess(ctx, w, I, store, second, w.exec(), bytes);
+    }
+  }
   if (ctx.stats) {
     uint64_t moved = uint64_t(bytes) * n * llvm::popcount(w.exec());
     (store ? ctx.wg.ldsBytesWritten : ctx.wg.ldsBytesRead) += moved;

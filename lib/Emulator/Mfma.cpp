@@ -33,6 +33,13 @@ template <unsigned NonK> struct Shape {
 /// Decode-time parameter: bit 0 = scaled form.
 template <unsigned NonK> Status mfma(ExecContext &ctx, Wave &w, const Inst &I) {
   using S = Shape<NonK>;
+  if (ctx.skipMfma) { // timing-only mode: count, do not compute
+    if (ctx.stats) {
+      ++ctx.wg.mfmaCount;
+      ctx.wg.mfmaMacs += uint64_t(NonK) * NonK * S::K;
+    }
+    return Status::Continue;
+  }
   const Operand &d = I.vals[0], &a = I.vals[1], &b = I.vals[2], &c = I.vals[3];
   bool scaled = I.param & 1;
   int64_t cbsz = I.imms[0], blgp = I.imms[1];

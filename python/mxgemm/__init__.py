@@ -15,8 +15,8 @@ Bindings of the project's C libraries, never a second implementation:
   reference_gemm / check_gemm / pack_weight_panels: the C++ MX numerics
   (libmxgemm_numerics.so, docs/Numerics.md).
 
-Submodules: `cases` (the case table), `perf` (the analytic performance
-model), `isa` (K-loop facts of an ISA listing), `qualify` and `bench` (the
+Submodules: `cases` (the case table), `perf` (the lower bound and the
+predictions of the C++ timing simulator mxgemm-sim), `isa` (K-loop facts of an ISA listing), `qualify` and `bench` (the
 logic of mxgemm-qualify and mxgemm-bench); `_runtime` and `_numerics` are the
 ctypes layers.
 

@@ -84,30 +84,26 @@ def table_lines(results, perf):
 
 
 def perf_lines(perf):
-    lines = ["%-15s %6s %8s %9s %6s %6s %8s %9s %9s %6s %-7s" % (
-        "family", "M", "mfma/wg", "conflict", "drains", "occ_wg", "binds",
-        "bound_us", "model_us", "ratio", "limit")]
+    lines = ["%-15s %6s %8s %9s %6s %8s %9s %10s %7s %6s %-10s" % (
+        "family", "M", "mfma/wg", "conflict", "drains", "binds", "bound_us",
+        "predict_us", "TFLOPS", "mfma%", "limiter")]
     for (fam, m), p in perf.items():
         c = p.get("counts") or {}
-        model = p.get("model") or {}
-        lb = model.get("lower_bound") or {}
-        occ = (model.get("occupancy") or {}).get("workgroups_per_cu")
+        pr = p.get("prediction") or {}
+        lb = p.get("lower_bound") or {}
         confl = None
         if c:
             confl = (c.get("ds_read_b128_conflict_cycles") or 0) + \
                 (c.get("ds_write_b128_conflict_cycles") or 0)
         bound_s = lb.get("bound_s")
-        binds = lb.get("binds") or lb.get("bound") or \
-            ("compute" if lb.get("compute_s", 0) >= lb.get("memory_s", 0)
-             else "memory") if lb else None
-        lines.append("%-15s %6d %8s %9s %6s %6s %8s %9s %9s %6s %-7s" % (
+        lines.append("%-15s %6d %8s %9s %6s %8s %9s %10s %7s %6s %-10s" % (
             fam, m, c.get("mfma", "?"), fmt(confl, "%d"),
-            fmt(c.get("full_drain_waits"), "%d"), fmt(occ, "%d"),
-            binds or "n/a",
+            fmt(c.get("full_drain_waits"), "%d"), lb.get("binds", "n/a"),
             fmt(bound_s and bound_s * 1e6, "%.1f"),
-            fmt(model.get("modelled_s") and model["modelled_s"] * 1e6, "%.1f"),
-            fmt(model.get("modelled_over_bound"), "%.2f"),
-            model.get("limiting_term", "n/a")))
+            fmt(pr.get("time_us"), "%.1f"), fmt(pr.get("tflops"), "%.0f"),
+            fmt(pr.get("mfma_utilisation") and
+                100 * pr["mfma_utilisation"], "%.1f"),
+            pr.get("limiter", p.get("prediction_error", "n/a"))[:60]))
     return lines
 
 
@@ -164,23 +160,24 @@ def write_reports(out_dir, doc, results, perf, inel, ok):
     md.append("\n## Path engagement\n")
     for line in engagement["lines"]:
         md.append("- " + line)
-    md.append("\n## Static and modelled performance\n")
+    md.append("\n## Static figures and predicted performance\n")
     md.append("Static figures from the `mxgemm-compile` sidecar of the plan's "
               "config (recompiled; its SHA-256 is compared with the code "
               "object embedded in the runtime); counts from `mxgemm-emu gemm "
               "--stats-json` of one interior workgroup (which also checks it "
               "against the C++ CPU reference on the emulator's own data); the "
-              "model is `mxgemm.perf` (docs/PerformanceModel.md), not a "
-              "measurement.\n")
-    md.append("| family | M | vgpr | agpr | sgpr | LDS B | scratch | occupancy (wg/CU) | MFMA/wg | MACs/wg | global B read/wg | LDS B r+w/wg | b128 conflict cycles | full drains | barriers | C++ ref | embedded = recompiled | lower bound us (binds) | modelled us | ratio | limiting |")
-    md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+              "times are PREDICTIONS of the timing simulator `mxgemm-sim` "
+              "(docs/Simulator.md) at the sustained MFMA clock, not "
+              "measurements.\n")
+    md.append("| family | M | vgpr | agpr | sgpr | LDS B | scratch | occupancy (wg/CU, simulator) | MFMA/wg | MACs/wg | global B read/wg | LDS B r+w/wg | b128 conflict cycles | full drains | barriers | C++ ref | embedded = recompiled | lower bound us (binds) | predicted us | predicted TFLOPS | MFMA util | limiter |")
+    md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (fam, m), p in perf.items():
         st = p.get("static", {})
         c = p.get("counts") or {}
-        model = p.get("model") or {}
-        lb = model.get("lower_bound") or {}
-        occ = (model.get("occupancy") or {}).get("workgroups_per_cu")
-        md.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        pr = p.get("prediction") or {}
+        lb = p.get("lower_bound") or {}
+        occ = pr.get("workgroups_per_cu")
+        md.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             fam, m, st.get("vgpr"), st.get("agpr"), st.get("sgpr"),
             st.get("lds_bytes"), st.get("scratch_bytes"), fmt(occ, "%s"),
             c.get("mfma"), c.get("mfma_macs"), c.get("global_bytes_read"),
@@ -191,9 +188,10 @@ def write_reports(out_dir, doc, results, perf, inel, ok):
             p.get("emu_cpp_reference", "n/a")[:40], p.get("matches_embedded"),
             "%s (%s)" % (fmt(lb.get("bound_s") and lb["bound_s"] * 1e6, "%.1f"),
                          lb.get("binds", lb.get("bound", "n/a"))),
-            fmt(model.get("modelled_s") and model["modelled_s"] * 1e6, "%.1f"),
-            fmt(model.get("modelled_over_bound"), "%.2f"),
-            model.get("limiting_term", p.get("model_error", "n/a"))))
+            fmt(pr.get("time_us"), "%.1f"), fmt(pr.get("tflops"), "%.0f"),
+            fmt(pr.get("mfma_utilisation") and
+                100 * pr["mfma_utilisation"], "%.1f%%"),
+            pr.get("limiter", p.get("prediction_error", "n/a"))))
     md.append("\n## Ineligible cases (must be NOT_ELIGIBLE and launch nothing)\n")
     md.append("| case | M | N | K | W given | status | reason | message | output untouched | result |")
     md.append("|---|---|---|---|---|---|---|---|---|---|")

@@ -1,15 +1,17 @@
-"""The static and modelled performance report of mxgemm-bench: naive vs
-tuned kernel of every case-table family (docs/Performance.md).
+"""The performance report of mxgemm-bench: naive vs tuned kernel of every
+case-table family (docs/Performance.md).
 
 For each family it compiles the naive kernel (the default config) and the
-tuned kernel of the tuning database, runs one interior workgroup of each on
-the emulator for counts, reads the steady-state K loop from the disassembly
-(mxgemm.isa) and applies the model of mxgemm.perf. Modelled, not measured.
+tuned kernel of the tuning database, reads the steady-state K loop from the
+disassembly (mxgemm.isa), and runs the timing simulator mxgemm-sim on each
+code object at each M (mxgemm.perf.simulate). Every time and TFLOPS figure
+is a PREDICTION of the simulator, not a measurement.
 """
 
 import json
 import os
 import subprocess
+import sys
 import tempfile
 
 from . import _api
@@ -18,11 +20,6 @@ from . import isa
 from . import perf
 from .cases import read_cases
 from .tuning import compile_entries
-
-
-def _tools(build):
-    return (os.path.join(build, "bin", "mxgemm-compile"),
-            os.path.join(build, "bin", "mxgemm-emu"))
 
 
 def loop_counts(compiler, args, path):
@@ -34,91 +31,108 @@ def loop_counts(compiler, args, path):
         return isa.loop_summary(f.read()) or {}
 
 
-def workgroup_stats(emu, hsaco, m, workgroup):
-    stats = hsaco + ".stats.json"
-    subprocess.run([emu, "gemm", hsaco, "--sidecar", hsaco + ".json", "--m",
-                    str(m), "--workgroups", str(workgroup), "--stats-json",
-                    stats], check=True, capture_output=True, text=True)
-    return perf.first_workgroup(_runtime.read_json_file(stats))
-
-
-def _row(fam, label, m, side, loop, stats, hbm, mod):
+def _row(fam, label, m, side, loop, prediction):
     res = side["resources"]
-    mfma_per_wg = stats["mfma"]
     return {
         "family": fam["family"], "variant": label, "m": m, "n": fam["N"],
         "k": fam["K"], "config": side["config"], "vgpr": res["vgpr_count"],
         "agpr": res["agpr_count"], "sgpr": res["sgpr_count"],
         "spills": res["vgpr_spill_count"] + res["sgpr_spill_count"],
         "lds_bytes": res["lds_bytes"],
-        "waves_per_simd": mod["occupancy"]["waves_per_simd"],
-        "wg_per_cu": mod["occupancy"]["workgroups_per_cu"],
-        "mfma_per_wg": mfma_per_wg,
-        "non_mfma_per_wg": stats["instructions"] - mfma_per_wg,
         "loop_mfma": loop.get("mfma", 0),
         "loop_non_mfma": loop.get("non_mfma", 0),
         "loop_vmcnt0_waits": loop.get("vmcnt0_waits", 0),
-        "drain_waits_per_wg": stats["full_drain_waits"],
-        "vmcnt0_waits_per_wg": stats["vmcnt0_waits"],
-        "lds_conflict_cycles": stats["ds_read_b128_conflict_cycles"],
-        "hbm_bytes_per_wg": hbm,
-        "global_bytes_per_mfma": stats["global_bytes_read"] /
-        max(1, mfma_per_wg),
-        "model": mod}
+        "lower_bound": perf.lower_bound(m, fam["N"], fam["K"]),
+        "prediction": prediction}
 
 
 def _line(row):
-    mod = row["model"]
-    return ("%-14s %-5s M=%-5d vgpr %3d lds %6d occ %d mfma/wg %5d "
-            "non-mfma/wg %6d loop %2d+%3d vmcnt0 %d drains %4d conflicts "
-            "%6d B/mfma %6.0f | bound %.1f us (%s) model %.1f us x%.2f (%s) "
-            "%.0f TF/s" % (
+    p = row["prediction"]
+    return ("%-14s %-5s M=%-5d vgpr %3d lds %6d wg/CU %s loop %2d+%3d | "
+            "bound %.1f us | PREDICTED %.1f us %.0f TF/s %.1f%% of peak, "
+            "MFMA %.1f%%, %s (%.1f us at 2.4 GHz; sim %.1f s CPU)" % (
                 row["family"], row["variant"], row["m"], row["vgpr"],
-                row["lds_bytes"], row["wg_per_cu"], row["mfma_per_wg"],
-                row["non_mfma_per_wg"], row["loop_mfma"],
-                row["loop_non_mfma"], row["loop_vmcnt0_waits"],
-                row["drain_waits_per_wg"], row["lds_conflict_cycles"],
-                row["global_bytes_per_mfma"],
-                mod["lower_bound"]["bound_s"] * 1e6,
-                mod["lower_bound"]["binds"], mod["modelled_s"] * 1e6,
-                mod["modelled_over_bound"], mod["limiting_term"],
-                mod["modelled_tflops"]))
+                row["lds_bytes"],
+                (p.get("occupancy") or {}).get("workgroups_per_cu", "?"),
+                row["loop_mfma"], row["loop_non_mfma"],
+                row["lower_bound"]["bound_s"] * 1e6, p["time_us"],
+                p["tflops"], p["percent_of_peak"],
+                100 * p["mfma_utilisation"], p["limiter"],
+                p["time_us_peak_clock"], p["simulator_cpu_seconds"]))
 
 
-def run_bench(build, cases_path, tuning_db, ms, json_out=None):
+def markdown_table(report):
+    """The naive-vs-tuned table of docs/Performance.md."""
+    by = {(r["family"], r["m"], r["variant"]): r for r in report}
+    keys = []
+    for r in report:
+        if (r["family"], r["m"]) not in keys:
+            keys.append((r["family"], r["m"]))
+    lines = [
+        "| family | M | bound us (binds) | naive: predicted us | tuned: "
+        "predicted us | tuned TFLOPS | tuned % of peak | tuned MFMA util | "
+        "tuned limiter | tuned us at 2.4 GHz | tuned VGPR | LDS B | WG/CU |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for fam, m in keys:
+        nv, tu = by.get((fam, m, "naive")), by.get((fam, m, "tuned"))
+        ref = tu or nv
+        lb = ref["lower_bound"]
+        cells = ["%s" % fam, "%d" % m,
+                 "%.1f (%s)" % (lb["bound_s"] * 1e6, lb["binds"]),
+                 "%.1f" % nv["prediction"]["time_us"] if nv else "-"]
+        if tu:
+            p = tu["prediction"]
+            cells += ["%.1f" % p["time_us"], "%.0f" % p["tflops"],
+                      "%.1f" % p["percent_of_peak"],
+                      "%.1f%%" % (100 * p["mfma_utilisation"]), p["limiter"],
+                      "%.1f" % p["time_us_peak_clock"], "%d" % tu["vgpr"],
+                      "%d" % tu["lds_bytes"],
+                      "%s" % (p.get("occupancy") or {}).get(
+                          "workgroups_per_cu", "?")]
+        else:
+            cells += ["-"] * 9
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def run_bench(build, cases_path, tuning_db, ms, json_out=None,
+              families=None, variants=("naive", "tuned"), markdown=False,
+              sim_args=()):
     """Prints one line per family, variant and M; returns the rows."""
-    compiler, emu = _tools(build)
+    compiler = os.path.join(build, "bin", "mxgemm-compile")
+    simulator = perf.find_simulator(build)
     os.environ.setdefault("MXGEMM_RUNTIME_LIBRARY", os.path.join(
         build, "lib", "libmxgemm_runtime.so"))
     report = []
     with tempfile.TemporaryDirectory() as tmp:
-        tuned = compile_entries(tuning_db, tmp, compiler)
+        tuned = compile_entries(tuning_db, tmp, compiler) \
+            if "tuned" in variants else {}
         for fam in read_cases(cases_path):
+            if families and fam["family"] not in families:
+                continue
             n, k = fam["N"], fam["K"]
-            naive = os.path.join(tmp, fam["family"] + "_naive.hsaco")
-            _api.compile(n, k, compiler=compiler, output=naive)
-            variants = [("naive", naive, ["--n", str(n), "--k", str(k)])]
+            todo = []
+            if "naive" in variants:
+                naive = os.path.join(tmp, fam["family"] + "_naive.hsaco")
+                _api.compile(n, k, compiler=compiler, output=naive)
+                todo.append(("naive", naive, ["--n", str(n), "--k", str(k)]))
             if (n, k) in tuned:
                 name = tuned[(n, k)][0]
-                variants.append(("tuned", os.path.join(tmp, name + ".hsaco"),
-                                 ["--tuning-db", tuning_db, "--entry", name]))
-            for label, path, args in variants:
+                todo.append(("tuned", os.path.join(tmp, name + ".hsaco"),
+                             ["--tuning-db", tuning_db, "--entry", name]))
+            for label, path, args in todo:
                 side = _runtime.read_json_file(path + ".json")
                 loop = loop_counts(compiler, args, path + ".s")
                 for m in ms:
-                    # An interior workgroup: full tile, steady state.
-                    stats = workgroup_stats(emu, path, m, 1)
-                    plan = _api.descriptor_plan(side, m)
-                    hbm = perf.hbm_bytes_per_workgroup(
-                        m, n, k, side,
-                        lambda pid: _api.workgroup_tile(plan, pid),
-                        plan.grid[0])
-                    mod = perf.model_case(m, n, k, side, stats, plan.grid[0],
-                                          hbm)
-                    row = _row(fam, label, m, side, loop, stats, hbm, mod)
+                    prediction = perf.simulate(path, m, simulator=simulator,
+                                               extra_args=sim_args)
+                    row = _row(fam, label, m, side, loop, prediction)
                     report.append(row)
-                    print(_line(row), flush=True)
+                    print(_line(row), flush=True,
+                          file=sys.stderr if markdown else sys.stdout)
     if json_out:
         with open(json_out, "w") as f:
             json.dump(report, f, indent=1)
+    if markdown:
+        print("\n".join(markdown_table(report)))
     return report

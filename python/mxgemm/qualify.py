@@ -8,7 +8,8 @@ launch), with W packed once by the shim when the kernel reads MFMA panels;
 every sampled output tile checked bit for bit by the numerics library's GEMM
 check (the reference semantics of docs/Numerics.md), byte for byte against
 the naive kernel of the same MFMA shape on the same device buffers, inputs
-unchanged, no stray writes; static and modelled performance figures; and the
+unchanged, no stray writes; static figures and the timing simulator's
+predicted performance (mxgemm-sim, docs/Simulator.md); and the
 ineligible probes, each NOT_ELIGIBLE with its reason and without a launch.
 """
 
@@ -99,6 +100,7 @@ class Qualifier:
         self.libdir = os.path.join(self.build, "lib")
         self.compiler = os.path.join(self.build, "bin", "mxgemm-compile")
         self.emu = os.path.join(self.build, "bin", "mxgemm-emu")
+        self.sim = os.path.join(self.build, "bin", "mxgemm-sim")
         for tool in (self.compiler, self.emu,
                      os.path.join(self.libdir, "libmxgemm_runtime.so"),
                      os.path.join(self.libdir, "libmxgemm_numerics.so")):
@@ -493,16 +495,16 @@ class Qualifier:
             "ds_read_b128_conflict_cycles", "ds_write_b128_conflict_cycles",
             "waits", "vmcnt0_waits", "full_drain_waits", "barriers",
             "instructions")}
+        out["lower_bound"] = perf_model.lower_bound(m, n, k)
         try:
-            # HBM traffic from the kernel's own tile order (the runtime's
-            # swizzle), as mxgemm-bench does.
-            hbm = perf_model.hbm_bytes_per_workgroup(m, n, k, side,
-                                                     lambda g: tiles[g],
-                                                     plan.grid[0])
-            out["model"] = _report.plain(perf_model.model_case(
-                m, n, k, side, wg, plan.grid[0], hbm))
+            # The timing simulator's prediction for the whole launch (not a
+            # measurement; docs/Simulator.md).
+            prediction = perf_model.simulate(path, m, simulator=self.sim)
+            out["prediction"] = dict(
+                perf_model.summary(prediction),
+                simulator_cpu_seconds=prediction["simulator_cpu_seconds"])
         except Exception as e:  # keep the run going; report it
-            out["model_error"] = "%s: %s" % (type(e).__name__, e)
+            out["prediction_error"] = "%s: %s" % (type(e).__name__, e)
         return out
 
     # -- ineligible cases --------------------------------------------------------
@@ -665,9 +667,12 @@ def run_qualification(args, argv, source_dir):
                 log(_case_line(i, total, fam, m, "perf: C++ reference on an "
                                "interior workgroup %s, %s" % (
                                    p.get("emu_cpp_reference", "n/a")[:60],
-                                   "model %s" % p["model"]["limiting_term"]
-                                   if p.get("model") else
-                                   p.get("model_error", p.get("error", "")))))
+                                   "predicted %.1f us, limiter %s" % (
+                                       p["prediction"]["time_us"],
+                                       p["prediction"]["limiter"])
+                                   if p.get("prediction") else
+                                   p.get("prediction_error",
+                                         p.get("error", "")))))
             results.append(entry)
     inel = []
     if not args.no_ineligible:

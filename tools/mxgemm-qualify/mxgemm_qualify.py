@@ -55,7 +55,7 @@ def parse_args(argv):
                     "DIR/<family>_M<m>_seed<s>/")
     ap.add_argument("--out", default=".", help="where qualification.md/.json go")
     ap.add_argument("--no-perf", action="store_true",
-                    help="skip the static/modelled performance figures")
+                    help="skip the static figures and the simulator's predictions")
     ap.add_argument("--no-ineligible", action="store_true")
     ap.add_argument("--threads", type=int, default=0,
                     help="emulator worker threads (default: all cores)")

@@ -2,9 +2,9 @@
 //
 // The launch API of the gfx950 emulator: run a kernel of a loaded code object
 // over a grid of wave64 workgroups with the hardware's initial register state,
-// on a small thread pool, with the correctness checkers of docs/Design.md section 6
-// (out-of-bounds, unwaited loads, LDS races, uninitialised data reaching a
-// store) and per-launch statistics. Timing is not modelled.
+// on a small thread pool, with the correctness checkers of docs/Design.md
+// section 6 (out-of-bounds, unwaited loads, LDS races, uninitialised data
+// reaching a store) and per-launch statistics. Timing is not modelled.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +26,8 @@
 #include <vector>
 
 namespace mxgemm::emu {
+
+class ExecObserver;
 
 /// What a checker found. Every finding names where it happened.
 struct Finding {
@@ -94,9 +96,8 @@ using ClassCounts = std::array<uint64_t, NumInstClasses>;
 /// by class (index = wave id). `vmWaits[wave]` has one entry per s_waitcnt
 /// that made that wave wait for a vector-memory operation: the wave's
 /// instruction counts (by class, since it started) when the youngest
-/// operation it waited for issued, and at the wait. A cycle model turns them
-/// into the latency left exposed (tools/mxgemm-bench/mxgemm_perf.py); the
-/// emulator itself has no clock.
+/// operation it waited for issued, and at the wait. The emulator itself has
+/// no clock; timing is mxgemm-sim's (docs/Simulator.md).
 struct WorkgroupStats : StatCounters {
   uint64_t id = 0; // flat workgroup id
   uint32_t waves = 0;
@@ -149,6 +150,15 @@ struct LaunchConfig {
   /// A workgroup that executes more instructions than this is reported as
   /// hung (an emulated infinite loop must not hang the caller).
   uint64_t maxInstructionsPerWorkgroup = 1ull << 32;
+  /// Timing-only mode for a performance model (lib/Simulator): MFMAs count
+  /// but do not compute, so their destinations keep stale values. Addresses
+  /// and control flow of kernels that do not branch on MFMA results are
+  /// unchanged.
+  bool skipMfmaArithmetic = false;
+  /// Sees every executed instruction and memory access (lib/Simulator
+  /// records address streams with it; see EmulatorImpl.h). Not thread-safe:
+  /// use with threads = 1.
+  ExecObserver *observer = nullptr;
 };
 
 /// What is wrong with a rejected launch configuration; the HIP facade turns

@@ -1,0 +1,37 @@
+//===- GemmLaunch.h - GEMM launches for the timing simulator ----*- C++ -*-===//
+//
+// What the simulator needs to launch one of mxgemm's GEMM kernels: the
+// kernel descriptor (the JSON sidecar, read by contract::KernelDescriptor,
+// the one parser of its schema) and the device buffers of a problem of M
+// rows.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_SIMULATOR_GEMMLAUNCH_H
+#define MXGEMM_SIMULATOR_GEMMLAUNCH_H
+
+#include "mxgemm/Contract/KernelDescriptor.h"
+#include "mxgemm/Simulator/Simulator.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+
+namespace mxgemm::sim {
+
+/// Reads and checks `<kernel>.hsaco.json` through
+/// contract::KernelDescriptor::parse.
+llvm::Expected<contract::KernelDescriptor>
+readGemmSidecar(llvm::StringRef path);
+
+/// Allocates X, Xs, W, Ws and Y for M rows in `memory` (contents zero: the
+/// kernels' addresses do not depend on the data) and fills the launch: the
+/// grid from the descriptor's TileGrid, the arguments at the descriptor's
+/// offsets.
+llvm::Expected<Launch> prepareGemmLaunch(const contract::KernelDescriptor &d,
+                                         int64_t m, emu::DeviceMemory &memory);
+
+} // namespace mxgemm::sim
+
+#endif // MXGEMM_SIMULATOR_GEMMLAUNCH_H

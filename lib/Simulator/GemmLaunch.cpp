@@ -1,0 +1,83 @@
+//===- GemmLaunch.cpp - GEMM launches for the timing simulator ------------===//
+//
+// The sidecar is read by contract::KernelDescriptor (no second parser);
+// prepareGemmLaunch lays out the section-4 ABI of docs/Design.md from the
+// descriptor's problem, grid and arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Simulator/GemmLaunch.h"
+
+#include "mxgemm/Contract/Formats.h"
+
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstring>
+
+using namespace llvm;
+using namespace mxgemm;
+using namespace mxgemm::sim;
+
+Expected<contract::KernelDescriptor>
+mxgemm::sim::readGemmSidecar(StringRef path) {
+  auto buf = MemoryBuffer::getFile(path);
+  if (!buf)
+    return createStringError(inconvertibleErrorCode(),
+                             "sidecar '" + path + "': cannot read it");
+  contract::KernelDescriptor d;
+  if (contract::ErrorMessage e =
+          contract::KernelDescriptor::parse((*buf)->getBuffer().str(), d))
+    return createStringError(inconvertibleErrorCode(),
+                             "sidecar '" + path + "': " + *e);
+  return d;
+}
+
+Expected<Launch>
+mxgemm::sim::prepareGemmLaunch(const contract::KernelDescriptor &d, int64_t m,
+                               emu::DeviceMemory &memory) {
+  auto fail = [](const Twine &msg) -> Error {
+    return createStringError(inconvertibleErrorCode(), msg);
+  };
+  std::optional<int64_t> workgroups = d.grid.numWorkgroups(m);
+  if (!workgroups)
+    return fail("M = " + Twine(m) + " has no grid for this kernel");
+  const contract::GemmProblem &p = d.problem;
+  uint64_t kBlocks = uint64_t(p.scaleColumns());
+  uint64_t sizes[5] = {
+      uint64_t(m) * uint64_t(p.k) * contract::elementBytes(p.xType),    // X
+      uint64_t(m) * kBlocks,                                            // Xs
+      uint64_t(p.n) * uint64_t(p.k) * contract::elementBytes(p.wType),  // W
+      uint64_t(p.weightScaleRows()) * kBlocks,                          // Ws
+      uint64_t(m) * uint64_t(p.n) * contract::elementBytes(p.outType)}; // Y
+  std::string_view names[5] = {contract::kArgX, contract::kArgXScales,
+                               contract::kArgW, contract::kArgWScales,
+                               contract::kArgY};
+  Launch l;
+  l.grid[0] = uint32_t(*workgroups);
+  l.workgroup[0] = uint32_t(d.workgroupSize);
+  auto put = [&](uint32_t off, const void *v, size_t n) {
+    if (l.kernargs.size() < off + n)
+      l.kernargs.resize(off + n);
+    std::memcpy(l.kernargs.data() + off, v, n);
+  };
+  for (unsigned i = 0; i < 5; ++i) {
+    const contract::KernelArgument *a = d.findArgument(names[i]);
+    if (!a || a->size != 8)
+      return fail("the descriptor has no 8-byte argument " +
+                  Twine(std::string(names[i])));
+    uint64_t addr = memory.allocate(size_t(sizes[i]));
+    if (!addr)
+      return fail("out of host memory for the GEMM buffers");
+    put(a->offset, &addr, 8);
+  }
+  const contract::KernelArgument *am = d.findArgument(contract::kArgM);
+  if (!am || am->size != 4)
+    return fail("the descriptor has no 4-byte argument M");
+  uint32_t m32 = uint32_t(m);
+  put(am->offset, &m32, 4);
+  l.flops = 2.0 * double(m) * double(p.n) * double(p.k);
+  l.description = "GEMM M=" + std::to_string(m) + " N=" + std::to_string(p.n) +
+                  " K=" + std::to_string(p.k);
+  return l;
+}

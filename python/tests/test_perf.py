@@ -1,0 +1,89 @@
+"""mxgemm.perf: the lower bound, and the simulator's predictions passed
+through from the C++ tool mxgemm-sim (never re-computed in Python)."""
+import json
+import os
+import subprocess
+
+import pytest
+
+import mxgemm
+from mxgemm import perf
+
+
+def test_lower_bound_is_compute_bound_for_wq_b():
+    lb = perf.lower_bound(16384, 16384, 1280)
+    assert lb["flops"] == 2 * 16384 * 16384 * 1280
+    assert abs(lb["compute_s"] - lb["flops"] / 5.03e15) < 1e-15
+    # X + W + scales + bf16 Y.
+    assert lb["bytes"] == (16384 * 1280 + 16384 * 1280 + 16384 * 40 +
+                           512 * 40 + 2 * 16384 * 16384)
+    assert lb["binds"] == "compute"
+
+
+def test_the_analytic_model_is_gone():
+    for name in ("model_case", "occupancy", "exposed_latency",
+                 "hbm_bytes_per_workgroup", "wave_cycles"):
+        assert not hasattr(perf, name), name
+
+
+@pytest.fixture(scope="module")
+def small_kernel(tmp_path_factory):
+    try:
+        mxgemm.find_compiler()
+        sim = perf.find_simulator()
+    except (mxgemm.CompileError, perf.SimulatorError) as e:
+        pytest.skip(str(e))
+    path = str(tmp_path_factory.mktemp("sim") / "k.hsaco")
+    mxgemm.compile(256, 256, config={"tile_m": 64, "tile_n": 64,
+                                     "tile_k": 128, "waves_m": 1,
+                                     "waves_n": 2}, output=path)
+    return sim, path
+
+
+def _strip(result):
+    result = dict(result)
+    assert result.pop("simulator_cpu_seconds") >= 0
+    result.pop("simulator_wall_seconds")
+    return result
+
+
+def test_simulate_returns_the_tools_json(small_kernel):
+    sim, path = small_kernel
+    got = perf.simulate(path, 300)
+    direct = json.loads(subprocess.run(
+        [sim, path, "--m", "300", "--json"], check=True,
+        capture_output=True, text=True).stdout)
+    assert _strip(got) == direct
+    assert got["prediction"] == "mxgemm-sim (not a measurement)"
+    s = perf.summary(got)
+    assert s["time_us"] == direct["time_us"]
+    assert s["limiter"] == direct["limiter"]
+    assert s["workgroups_per_cu"] == direct["occupancy"]["workgroups_per_cu"]
+
+
+def test_simulate_is_deterministic_and_follows_m(small_kernel):
+    _, path = small_kernel
+    a, b = _strip(perf.simulate(path, 300)), _strip(perf.simulate(path, 300))
+    c = _strip(perf.simulate(path, 64))
+    assert a == b
+    assert c["workgroups"] < a["workgroups"]
+
+
+def test_simulate_reports_the_tools_errors(small_kernel, tmp_path):
+    _, path = small_kernel
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"kernel": "x"}')
+    with pytest.raises(perf.SimulatorError, match="format_version"):
+        perf.simulate(path, 300, sidecar=str(bad))
+    old = {v: os.environ.pop(v, None) for v in ("MXGEMM_SIM",
+                                                "MXGEMM_COMPILE")}
+    old_path = os.environ.get("PATH", "")
+    os.environ["PATH"] = str(tmp_path)
+    try:
+        with pytest.raises(perf.SimulatorError, match="not found"):
+            perf.find_simulator(build=str(tmp_path))
+    finally:
+        os.environ["PATH"] = old_path
+        for v, val in old.items():
+            if val is not None:
+                os.environ[v] = val

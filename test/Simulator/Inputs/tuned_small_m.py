@@ -1,0 +1,36 @@
+"""Runs mxgemm-sim --json on every tuned kernel of the build at the given
+M values, twice each, and prints one line per run: the kernel, M, whether
+both runs printed the same bytes, and the headline fields. Exits non-zero
+if a run fails, prints no JSON or lacks a field the tools read."""
+import json
+import os
+import subprocess
+import sys
+
+sim, kernels_dir = sys.argv[1], sys.argv[2]
+ms = [int(m) for m in sys.argv[3].split(",")]
+FIELDS = ["prediction", "target_hash", "time_us", "tflops", "percent_of_peak",
+          "mfma_utilisation", "limiter", "clock_ghz", "time_us_peak_clock"]
+status = 0
+names = sorted(f[:-len(".hsaco")] for f in os.listdir(kernels_dir)
+               if f.endswith(".hsaco"))
+for name in names:
+    hsaco = os.path.join(kernels_dir, name + ".hsaco")
+    for m in ms:
+        cmd = [sim, hsaco, "--m", str(m), "--json"]
+        a = subprocess.run(cmd, capture_output=True, text=True)
+        b = subprocess.run(cmd, capture_output=True, text=True)
+        if a.returncode or b.returncode:
+            print("%s M=%d: FAILED %s" % (name, m, (a.stderr or b.stderr)))
+            status = 1
+            continue
+        r = json.loads(a.stdout)
+        missing = [f for f in FIELDS if f not in r]
+        if missing:
+            print("%s M=%d: missing %s" % (name, m, missing))
+            status = 1
+        ok = r["time_us"] > 0 and 0 < r["mfma_utilisation"] <= 1
+        print("%s M=%d: %s, %s, time %s, limiter %s" % (
+            name, m, "same output" if a.stdout == b.stdout else "DIFFERENT",
+            r["prediction"], "positive" if ok else "BAD", r["limiter"]))
+sys.exit(status)

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Re-ranks tuning candidates of the case-table families with mxgemm-sim.
+
+Candidates (docs/Tuning.md): D (128x128x128, 2x2 waves, X and W lds_async,
+padded LDS, 1 stage, interleave, 8M x 4N groups, XCD remap), E128 (128x256x128,
+1x4 waves, X lds_async, W pre-packed panels, 2 stages: the wq_b entry) and
+E256 (the same with tile_k = 256: the engram entry). Each is compiled with
+mxgemm-compile and simulated at one M; every time is a PREDICTION.
+
+    python3 tools/mxgemm-sim/rerank.py --build build --out build/rerank --m 9199
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from mxgemm import perf  # noqa: E402
+from mxgemm.cases import read_cases  # noqa: E402
+
+COMMON = ("mfma = m32n32k64, group_m = 8, group_n = 4, xcd_remap = true, "
+          "lds_layout = padded, schedule = interleave")
+CANDIDATES = {
+    "D": "tile_m = 128, tile_n = 128, tile_k = 128, waves_m = 2, waves_n = 2, "
+         "stage_x = lds_async, stage_w = lds_async, stages = 1, " + COMMON,
+    "E128": "tile_m = 128, tile_n = 256, tile_k = 128, waves_m = 1, "
+            "waves_n = 4, stage_x = lds_async, stage_w = packed_registers, "
+            "stages = 2, " + COMMON,
+    "E256": "tile_m = 128, tile_n = 256, tile_k = 256, waves_m = 1, "
+            "waves_n = 4, stage_x = lds_async, stage_w = packed_registers, "
+            "stages = 2, " + COMMON,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--cases", default=os.path.join(ROOT, "data", "cases",
+                                                    "deepseek_v4_flash_tp2.tsv"))
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--m", type=int, default=9199)
+    ap.add_argument("--candidates", default=",".join(CANDIDATES))
+    ap.add_argument("--families", default="")
+    args = ap.parse_args()
+    out = args.out or os.path.join(args.build, "rerank")
+    os.makedirs(out, exist_ok=True)
+    compiler = os.path.join(args.build, "bin", "mxgemm-compile")
+    sim = perf.find_simulator(args.build)
+    names = args.candidates.split(",")
+    rows = []
+    for fam in read_cases(args.cases):
+        if args.families and fam["family"] not in args.families.split(","):
+            continue
+        times = {}
+        for name in names:
+            hsaco = os.path.join(out, "%s-%s.hsaco" % (fam["family"], name))
+            path = os.path.join(out, "%s-%s-%d.json" % (fam["family"], name,
+                                                        args.m))
+            if os.path.exists(path):
+                with open(path) as f:
+                    times[name] = json.load(f)
+                continue
+            proc = subprocess.run([compiler, "--n", str(fam["N"]), "--k",
+                                   str(fam["K"]), "--config", CANDIDATES[name],
+                                   "-o", hsaco], capture_output=True, text=True)
+            if proc.returncode:
+                times[name] = {"error": proc.stderr.strip()[-200:]}
+            else:
+                times[name] = perf.simulate(hsaco, args.m, simulator=sim)
+            with open(path, "w") as f:
+                json.dump(times[name], f, indent=1)
+            r = times[name]
+            print("%-15s %-5s %s" % (fam["family"], name,
+                                     "%.1f us, %s" % (r["time_us"], r["limiter"])
+                                     if "time_us" in r else r["error"]),
+                  file=sys.stderr, flush=True)
+        rows.append((fam["family"], times))
+    print("| family | " + " | ".join("%s us (limiter)" % n for n in names) +
+          " | best |")
+    print("|---|" + "---|" * (len(names) + 1))
+    for family, times in rows:
+        ok = {n: t["time_us"] for n, t in times.items() if "time_us" in t}
+        best = min(ok, key=ok.get) if ok else "-"
+        print("| %s | %s | %s |" % (family, " | ".join(
+            "%.1f (%s)" % (times[n]["time_us"], times[n]["limiter"])
+            if "time_us" in times[n] else "fails: " + times[n]["error"][:60]
+            for n in names), best))
+
+
+if __name__ == "__main__":
+    main()

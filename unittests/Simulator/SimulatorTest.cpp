@@ -1,0 +1,141 @@
+//===- SimulatorTest.cpp - unit tests of the timing simulator -------------===//
+//
+// The pieces of mxgemm-sim that the lit calibration record does not pin:
+// the LDS bank rule for every width, the target-table hash, occupancy from
+// the unified register file, and issue arbitration by s_setprio. Kernels are
+// assembled with the configured llvm-mc and ld.lld.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Simulator/Simulator.h"
+#include "../../lib/Simulator/SimulatorImpl.h"
+#include "../Emulator/TestUtil.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace mxgemm;
+
+namespace {
+
+TEST(LdsBankRule, Widths) {
+  uint32_t addr[64];
+  uint64_t all = ~0ull;
+  // b128, 16 B per lane, consecutive: each phase of 16 lanes covers the 64
+  // banks once: 4 cycles (1 KB at 256 B/clk).
+  for (unsigned l = 0; l < 64; ++l)
+    addr[l] = 16 * l;
+  EXPECT_EQ(sim::ldsServiceCycles(addr, all, 16), 4u);
+  // 32 B stride: two lanes per bank group, a two-way conflict.
+  for (unsigned l = 0; l < 64; ++l)
+    addr[l] = 32 * l;
+  EXPECT_EQ(sim::ldsServiceCycles(addr, all, 16), 8u);
+  // b64 consecutive: two phases of 32 lanes, conflict-free.
+  for (unsigned l = 0; l < 64; ++l)
+    addr[l] = 8 * l;
+  EXPECT_EQ(sim::ldsServiceCycles(addr, all, 8), 2u);
+  // b32: one dword for every lane is a broadcast; one bank, 64 dwords is a
+  // 64-way conflict.
+  for (unsigned l = 0; l < 64; ++l)
+    addr[l] = 0;
+  EXPECT_EQ(sim::ldsServiceCycles(addr, all, 4), 1u);
+  for (unsigned l = 0; l < 64; ++l)
+    addr[l] = 256 * l;
+  // 64 cycles, as measured for ds_read_b32 (tingqli/pyhip mem_latency.md).
+  EXPECT_EQ(sim::ldsServiceCycles(addr, all, 4), 64u);
+  // Inactive lanes cost nothing.
+  EXPECT_EQ(sim::ldsServiceCycles(addr, 0, 16), 0u);
+}
+
+TEST(TargetHash, EveryTimingFigureCounts) {
+  std::string base = sim::targetModelHash(target::kGFX950);
+  EXPECT_EQ(base, sim::targetModelHash(target::kGFX950));
+  for (const sim::TimingField &f : sim::timingFields()) {
+    target::TargetModel t = target::kGFX950;
+    f.set(t.timing, f.get(t.timing) * 2 + 1);
+    EXPECT_NE(sim::targetModelHash(t), base) << f.name;
+  }
+}
+
+/// A kernel of `waves` waves that runs `n` VALU adds; optionally the second
+/// half of the waves raise their priority first.
+std::vector<uint8_t> valuKernel(unsigned vgprs, unsigned accumOffset,
+                                bool priority) {
+  std::string s = ".amdgcn_target \"amdgcn-amd-amdhsa--gfx950\"\n.text\n"
+                  ".globl k\n.p2align 8\nk:\n";
+  if (priority) {
+    // Waves 4..7 (v0 >= 256) take priority 3.
+    s += "  v_cmp_le_u32 vcc, 0x100, v0\n"
+         "  s_cbranch_vccz 1f\n"
+         "  s_setprio 3\n"
+         "1:\n";
+  }
+  s += "  s_movk_i32 s4, 64\n"
+       "2:\n";
+  for (unsigned i = 0; i < 16; ++i)
+    s += "  v_add_u32 v" + std::to_string(1 + i % 8) + ", 1, v" +
+         std::to_string(1 + i % 8) + "\n";
+  s += "  s_sub_u32 s4, s4, 1\n"
+       "  s_cmp_lg_u32 s4, 0\n"
+       "  s_cbranch_scc1 2b\n"
+       "  s_endpgm\n"
+       ".rodata\n.p2align 6\n.amdhsa_kernel k\n"
+       "  .amdhsa_next_free_vgpr " +
+       std::to_string(vgprs) +
+       "\n"
+       "  .amdhsa_next_free_sgpr 16\n"
+       "  .amdhsa_accum_offset " +
+       std::to_string(accumOffset) +
+       "\n"
+       "  .amdhsa_user_sgpr_kernarg_segment_ptr 1\n"
+       ".end_amdhsa_kernel\n";
+  return emu::test::assemble(s);
+}
+
+sim::Prediction run(const std::vector<uint8_t> &bytes, unsigned threads,
+                    unsigned workgroups) {
+  auto co = emu::CodeObject::load(bytes);
+  EXPECT_TRUE(bool(co));
+  if (!co)
+    return {};
+  emu::DeviceMemory mem;
+  sim::Launch launch;
+  launch.grid[0] = workgroups;
+  launch.workgroup[0] = threads;
+  sim::SimOptions options;
+  options.onlyClockHz = 2.4e9;
+  auto p = sim::simulate(**co, (*co)->kernels().front(), launch, mem,
+                         target::kGFX950, options);
+  EXPECT_TRUE(bool(p)) << (p ? "" : llvm::toString(p.takeError()));
+  return p ? *p : sim::Prediction();
+}
+
+TEST(Occupancy, AgprsShareTheVgprAllocation) {
+  // 300 registers with the AGPRs from accum_offset 256: one wave per SIMD
+  // (512 / 304), not counted twice.
+  sim::Prediction a = run(valuKernel(300, 256, false), 256, 1);
+  EXPECT_EQ(a.vgprsAllocated, 304u);
+  EXPECT_EQ(a.occupancy, 1u);
+  EXPECT_EQ(a.occupancyLimit, "registers");
+  // 240 registers: two waves per SIMD, two 4-wave workgroups per CU.
+  sim::Prediction b = run(valuKernel(240, 240, false), 256, 1);
+  EXPECT_EQ(b.occupancy, 2u);
+}
+
+TEST(Arbitration, PriorityBeforeAge) {
+  // Eight waves, two per SIMD, all VALU-bound: the wave a SIMD serves first
+  // loses no turns. Without s_setprio the older waves (0..3) win; with
+  // waves 4..7 at priority 3 those win.
+  auto contention = [](const sim::Prediction &p, unsigned w) {
+    return p.sustained.stalls.at(w)[sim::StallIssue];
+  };
+  sim::Prediction plain = run(valuKernel(64, 64, false), 512, 1);
+  ASSERT_EQ(plain.sustained.stalls.size(), 8u);
+  EXPECT_LT(contention(plain, 0), contention(plain, 4));
+  sim::Prediction prio = run(valuKernel(64, 64, true), 512, 1);
+  ASSERT_EQ(prio.sustained.stalls.size(), 8u);
+  EXPECT_LT(contention(prio, 4), contention(prio, 0));
+}
+
+} // namespace
