@@ -19,9 +19,11 @@
 #include "mxgemm/Emulator/LaunchSpec.h"
 #include "mxgemm/Simulator/GemmLaunch.h"
 #include "mxgemm/Simulator/Simulator.h"
+#include "mxgemm/Support/Tool.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -93,8 +95,12 @@ int main(int argc, char **argv) {
                 "       mxgemm-sim --print-timing-table [--set FIELD=VALUE]\n";
       return 0;
     }
+    if (a == "--version") {
+      outs() << getVersionLine() << "\nLLVM " << LLVM_VERSION_STRING << "\n";
+      return 0;
+    }
     if (a == "--m")
-      m = int64_t(parseInt(value()));
+      m = int64_t(orDie(emu::parseUnsignedValue(value(), INT32_MAX, "--m")));
     else if (a == "--sidecar")
       sidecar = value().str();
     else if (a == "--json")
