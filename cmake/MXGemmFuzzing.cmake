@@ -19,7 +19,9 @@ function(mxgemm_add_fuzzer name)
   endif()
   set(target fuzz-${name})
   if(MXGEMM_ENABLE_FUZZERS)
-    add_executable(${target} ${ARG_SOURCES})
+    # SanitizerOptions.cpp: no manual poisoning (partly instrumented LLVM).
+    add_executable(${target} ${ARG_SOURCES}
+      ${PROJECT_SOURCE_DIR}/fuzz/SanitizerOptions.cpp)
     target_link_options(${target} PRIVATE -fsanitize=fuzzer)
     # -runs=0: execute the corpus once, then exit.
     add_test(NAME ${target}-corpus COMMAND ${target} -runs=0 ${ARG_CORPUS})
