@@ -23,8 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const auto *target = mxgemm::target::findTargetModel(e.arch);
     if (!target || contract::verifyConfig(e.config, *target))
       std::abort();
-    contract::TileGrid grid = contract::TileGrid::of(e.config, e.problem.n,
-                                                     *target);
+    contract::TileGrid grid =
+        contract::TileGrid::of(e.config, e.problem.n, *target);
     if (grid.validate() || !grid.tileOrigin(0, e.mMin))
       std::abort();
   }

@@ -229,8 +229,8 @@ Status globalStore(ExecContext &ctx, Wave &w, const Inst &I) {
     readStored(w, src, l, p, bytes, I.param);
   });
   if (ctx.observer)
-    ctx.observer->globalAccess(ctx, w, I, AccessKind::Store, observed,
-                               w.exec(), bytes);
+    ctx.observer->globalAccess(ctx, w, I, AccessKind::Store, observed, w.exec(),
+                               bytes);
   ++w.vmIssued;
   if (ctx.stats)
     ctx.wg.globalBytesWritten += uint64_t(bytes) * llvm::popcount(w.exec());

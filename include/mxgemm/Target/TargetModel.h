@@ -163,10 +163,10 @@ struct TargetModel {
   // AGPRs are allocated after accum_offset inside the same 512-register
   // budget, so .vgpr_count already covers them); ROCm blog "4-wave FP8
   // GEMM" (512 registers per wave at one wave per SIMD).
-  int64_t vgprsPerLane;      // arch VGPRs + AGPRs, unified
-  int64_t maxArchVgprs;      // v0..v255
-  int64_t vgprAllocGranule;  // gfx90a+ allocate VGPRs in blocks of 8
-  int64_t maxSgprsPerWave;   // addressable SGPRs (AMDGPUUsage, gfx9: 102)
+  int64_t vgprsPerLane;     // arch VGPRs + AGPRs, unified
+  int64_t maxArchVgprs;     // v0..v255
+  int64_t vgprAllocGranule; // gfx90a+ allocate VGPRs in blocks of 8
+  int64_t maxSgprsPerWave;  // addressable SGPRs (AMDGPUUsage, gfx9: 102)
 
   // LDS. Source: ROCm blog "FP8 GEMM Optimization on AMD CDNA4" (Table 1:
   // 160 KiB per CU, one workgroup may address all of it, 64 banks of 4
@@ -239,8 +239,8 @@ inline constexpr TargetModel kGFX950 = {
     /*mallBytes=*/int64_t(256) << 20,
     /*hbmBytes=*/int64_t(288) << 30,
     /*mfma=*/
-    {{MfmaShape::M32N32K64, "v_mfma_scale_f32_32x32x64_f8f6f4", 32, 32, 64,
-      64, 32},
+    {{MfmaShape::M32N32K64, "v_mfma_scale_f32_32x32x64_f8f6f4", 32, 32, 64, 64,
+      32},
      {MfmaShape::M16N16K128, "v_mfma_scale_f32_16x16x128_f8f6f4", 16, 16, 128,
       32, 16}},
     /*timing=*/

@@ -149,8 +149,7 @@ int main(void) {
   spec.config = mlirStringRefCreateFromCString(
       "waves_m = 4611686018427387904, waves_n = 4");
   CHECK(mlirModuleIsNull(mxgemmProblemBuild(ctx, &spec)) &&
-            strstr(diagnostics.text, "waves_m and waves_n must be in") !=
-                NULL,
+            strstr(diagnostics.text, "waves_m and waves_n must be in") != NULL,
         "a config whose products would wrap is a diagnostic");
 
   resetDiagnostics(&diagnostics);
