@@ -218,14 +218,10 @@ mxgemm_status mxgemm_kernel_query(mxgemm_context *context,
   if (mxgemm_status s = resolve(context, kernel, plan, ctx, k))
     return s;
   return guarded([&] {
-    Decision d;
-    mxgemm_reason reason;
-    MessageBuilder msg(plan->message, sizeof(plan->message));
-    mxgemm_status s = decideLoaded(*k, problem, nullptr, d, reason, msg);
-    fillPlan(plan, s, reason, d);
-    if (s != MXGEMM_STATUS_OK)
-      setLastError(plan->message);
-    return s;
+    return decideIntoPlan(
+        *plan, [&](Decision &d, mxgemm_reason &reason, MessageBuilder &msg) {
+          return decideLoaded(*k, problem, nullptr, d, reason, msg);
+        });
   });
 }
 
@@ -255,15 +251,12 @@ mxgemm_status mxgemm_descriptor_query(const char *descriptor_json,
                     "' is not gfx950, the chip this runtime runs");
     if (contract::ErrorMessage e = ArgumentPacking::build(d, k.packing))
       return refuse("kernel descriptor: " + *e);
-    Decision dec;
-    mxgemm_reason reason;
-    MessageBuilder msg(plan->message, sizeof(plan->message));
-    mxgemm_status s = decideLoaded(k, problem, nullptr, dec, reason, msg);
-    fillPlan(plan, s, reason, dec);
+    mxgemm_status s = decideIntoPlan(
+        *plan, [&](Decision &dec, mxgemm_reason &reason, MessageBuilder &msg) {
+          return decideLoaded(k, problem, nullptr, dec, reason, msg);
+        });
     // The strings would point into `k`: the caller has the descriptor.
     plan->entry = plan->kernel = plan->config = plan->note = "";
-    if (s != MXGEMM_STATUS_OK)
-      setLastError(plan->message);
     return s;
   });
 }

@@ -355,14 +355,10 @@ mxgemm_status mxgemm_query(mxgemm_context *context,
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
   return guarded([&] {
-    Decision d;
-    mxgemm_reason reason;
-    MessageBuilder msg(plan->message, sizeof(plan->message));
-    mxgemm_status s = decide(*ctx, problem, nullptr, d, reason, msg);
-    fillPlan(plan, s, reason, d);
-    if (s != MXGEMM_STATUS_OK)
-      setLastError(plan->message);
-    return s;
+    return decideIntoPlan(
+        *plan, [&](Decision &d, mxgemm_reason &reason, MessageBuilder &msg) {
+          return decide(*ctx, problem, nullptr, d, reason, msg);
+        });
   });
 }
 

@@ -246,6 +246,20 @@ mxgemm_status launch(Context &ctx, const Decision &d, const mxgemm_problem &p,
 /// Fills every field of `plan` but the message.
 void fillPlan(mxgemm_plan *plan, mxgemm_status status, mxgemm_reason reason,
               const Decision &d);
+/// The body of every query: `decide(d, reason, msg)` picks the kernel into
+/// `plan` (outcome and message); a failure's message becomes the last error.
+template <typename Decide>
+mxgemm_status decideIntoPlan(mxgemm_plan &plan, Decide &&decide) {
+  Decision d;
+  mxgemm_reason reason;
+  MessageBuilder msg(plan.message, sizeof(plan.message));
+  mxgemm_status s = decide(d, reason, msg);
+  fillPlan(&plan, s, reason, d);
+  if (s != MXGEMM_STATUS_OK)
+    setLastError(plan.message);
+  return s;
+}
+
 /// The body of every deciding-and-launching entry point: `decide(d, reason,
 /// msg)` picks the kernel, then the launch; the plan (when given) gets the
 /// outcome and the message, the last error the message of a failure.
