@@ -13,7 +13,7 @@
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Pipelines.h"
-#include "mxgemm/Target/CodeObjectMetadata.h"
+#include "mxgemm/Target/CodeObject.h"
 #include "mxgemm/Target/Serialization.h"
 #include "mxgemm/Target/TargetModel.h"
 
@@ -131,7 +131,7 @@ static FailureOr<ProblemOfModule> findProblem(ModuleOp module) {
 }
 
 static void fillResources(contract::KernelResources &r,
-                          const ::mxgemm::KernelResources &k) {
+                          const ::mxgemm::target::KernelMetadata &k) {
   r.vgprCount = k.vgprCount;
   r.agprCount = k.agprCount;
   // The AGPRs live in the same allocation from accum_offset on, so the
