@@ -112,21 +112,29 @@ uint8_t CacheHierarchy::access(const Stream &s, uint64_t line, bool store,
   bool xcd0 = s.xcd == 0;
   bool hit;
   if (store) {
-    // The L1 writes through without allocating; the L2 allocates the line
-    // and writes it back to HBM later (counted now). ASSUMPTION.
+    // The L1 writes through without allocating; the L2 is write-back and
+    // write-allocate (the CDNA3 ISA has BUFFER_WBL2 to write dirty L2
+    // lines back), so a line goes back to HBM
+    // once however many stores fill it while it stays in the L2: the
+    // write-back is counted at the store that makes the line dirty, and a
+    // store into a dirty line only merges. (When the write-back leaves the
+    // L2 is not modelled: it is charged at that first store. ASSUMPTION.)
     ++traffic.storeLines;
     if (xcd0)
       ++traffic.l2Lines;
-    if (cu0) {
+    if (cu0)
       ++traffic.cu0L2Lines;
-      ++traffic.cu0HbmLines;
-    }
-    ++traffic.hbmLines;
     SetAssocCache::Meta &e = myL2.access(line, hit);
     if (!hit) {
       e.fillStep = step;
       e.fillLevel = LevelL2;
     }
+    if (hit && e.dirty)
+      return LevelStore | LevelMerged;
+    e.dirty = true;
+    ++traffic.hbmLines;
+    if (cu0)
+      ++traffic.cu0HbmLines;
     return LevelStore;
   }
   ++traffic.loadLines;

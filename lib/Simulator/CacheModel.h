@@ -21,6 +21,9 @@ public:
   struct Meta {
     uint32_t fillStep = 0;
     uint8_t fillLevel = 0;
+    /// An L2 line written since it was allocated: its write-back to HBM is
+    /// already counted.
+    bool dirty = false;
   };
   SetAssocCache(uint64_t bytes, unsigned ways, unsigned lineBytes);
   /// Looks the line up and makes it the most recently used; allocates it

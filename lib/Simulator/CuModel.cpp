@@ -561,7 +561,8 @@ void CuModel::issueGlobal(SimWave &w, const DynInst &d, double now) {
     bool merged = level & LevelMerged;
     if (store) {
       a = l2.reserve(a, share.l2CyclesPerLine) + share.l2CyclesPerLine;
-      hbm.reserve(a, share.hbmCyclesPerLine); // write-back, not waited for
+      if (!merged) // the line's one write-back, not waited for
+        hbm.reserve(a, share.hbmCyclesPerLine);
       storeDone = std::max(storeDone, a + latL2 - vmemFixed);
       continue;
     }

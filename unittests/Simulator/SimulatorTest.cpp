@@ -2,12 +2,14 @@
 //
 // The pieces of mxgemm-sim that the lit calibration record does not pin:
 // the LDS bank rule for every width, the target-table hash, occupancy from
-// the unified register file, and issue arbitration by s_setprio. Kernels are
+// the unified register file, issue arbitration by s_setprio, and the L2's
+// write-back of stored lines. Kernels are
 // assembled with the configured llvm-mc and ld.lld.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Simulator/Simulator.h"
+#include "../../lib/Simulator/CacheModel.h"
 #include "../../lib/Simulator/SimulatorImpl.h"
 #include "../Emulator/TestUtil.h"
 
@@ -136,6 +138,41 @@ TEST(Arbitration, PriorityBeforeAge) {
   sim::Prediction prio = run(valuKernel(64, 64, true), 512, 1);
   ASSERT_EQ(prio.sustained.stalls.size(), 8u);
   EXPECT_LT(contention(prio, 4), contention(prio, 0));
+}
+
+TEST(CacheHierarchy, StoresMergeInTheWriteBackL2) {
+  // One wave stores lines 0..3 four times each (four partial-line stores
+  // per line, as a store of 16 bytes per row does), then line 4 once: five
+  // lines go back to HBM, not 17, and the later stores into a dirty line
+  // are marked merged (the CU model charges them no HBM write-back).
+  sim::WaveTrace wave;
+  auto store = [&](uint64_t line) {
+    sim::GlobalOp op;
+    op.firstRun = uint32_t(wave.runs.size());
+    op.numRuns = 1;
+    op.numLines = 1;
+    op.activeLanes = 64;
+    op.bytesPerLane = 8;
+    op.kind = sim::GlobalKind::Store;
+    wave.runs.push_back({line, 1});
+    wave.globalOps.push_back(op);
+  };
+  for (unsigned pass = 0; pass < 4; ++pass)
+    for (uint64_t line = 0; line < 4; ++line)
+      store(line);
+  store(4);
+  sim::CacheHierarchy caches(target::kGFX950, 1);
+  std::vector<sim::CacheHierarchy::Stream> streams = {{0, 0, &wave, true}};
+  sim::RoundTraffic traffic = caches.runRound(streams);
+  EXPECT_EQ(traffic.storeLines, 17u);
+  EXPECT_EQ(traffic.hbmLines, 5u);
+  EXPECT_EQ(traffic.cu0HbmLines, 5u);
+  ASSERT_EQ(wave.levels.size(), 17u);
+  for (size_t i = 0; i < wave.levels.size(); ++i) {
+    bool merged = wave.levels[i] & sim::LevelMerged;
+    EXPECT_EQ(merged, i >= 4 && i < 16) << "store " << i;
+    EXPECT_EQ(wave.levels[i] & sim::LevelMask, sim::LevelStore);
+  }
 }
 
 } // namespace
