@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
 """Re-ranks tuning candidates of the case-table families with mxgemm-sim.
 
-Candidates (docs/Tuning.md): D (128x128x128, 2x2 waves, X and W lds_async,
-padded LDS, 1 stage, interleave, 8M x 4N groups, XCD remap), E128 (128x256x128,
-1x4 waves, X lds_async, W pre-packed panels, 2 stages: the wq_b entry) and
-E256 (the same with tile_k = 256: the engram entry). Each is compiled with
-mxgemm-compile and simulated at one M; every time is a PREDICTION.
+Candidates (docs/Tuning.md), all with the 32x32x64 MFMA:
+  A     128x128x128, 2x2 waves, direct operand loads (the naive kernel)
+  B     A with X and W lds_async into padded LDS, 1 stage, interleave
+  C     B with 2 stages
+  D     B with 8M x 4N groups and XCD remap
+  E128  128x256x128, 1x4 waves, X lds_async, W pre-packed panels, 2 stages,
+        padded LDS, interleave, groups + XCD remap (the wq_b entry)
+  E256  E128 with tile_k = 256 (the engram entry)
+  F     256x256x128, 2x4 waves (8 waves, two per SIMD), X and W lds_async
+        into XOR-swizzled LDS, 2 stages, interleave, groups + XCD remap
+Each is compiled with mxgemm-compile and simulated at one M; every time is a
+PREDICTION.
 
     python3 tools/mxgemm-sim/rerank.py --build build --out build/rerank --m 9199
 """
@@ -20,17 +27,24 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 from mxgemm import perf  # noqa: E402
 from mxgemm.cases import read_cases  # noqa: E402
 
-COMMON = ("mfma = m32n32k64, group_m = 8, group_n = 4, xcd_remap = true, "
+GROUPED = "group_m = 8, group_n = 4, xcd_remap = true"
+SQUARE = ("tile_m = 128, tile_n = 128, tile_k = 128, waves_m = 2, waves_n = 2, "
+          "mfma = m32n32k64")
+STAGED = (SQUARE + ", stage_x = lds_async, stage_w = lds_async, "
           "lds_layout = padded, schedule = interleave")
+PACKED = ("tile_m = 128, tile_n = 256, waves_m = 1, waves_n = 4, "
+          "mfma = m32n32k64, stage_x = lds_async, stage_w = packed_registers, "
+          "stages = 2, lds_layout = padded, schedule = interleave, " + GROUPED)
 CANDIDATES = {
-    "D": "tile_m = 128, tile_n = 128, tile_k = 128, waves_m = 2, waves_n = 2, "
-         "stage_x = lds_async, stage_w = lds_async, stages = 1, " + COMMON,
-    "E128": "tile_m = 128, tile_n = 256, tile_k = 128, waves_m = 1, "
-            "waves_n = 4, stage_x = lds_async, stage_w = packed_registers, "
-            "stages = 2, " + COMMON,
-    "E256": "tile_m = 128, tile_n = 256, tile_k = 256, waves_m = 1, "
-            "waves_n = 4, stage_x = lds_async, stage_w = packed_registers, "
-            "stages = 2, " + COMMON,
+    "A": SQUARE,
+    "B": STAGED + ", stages = 1",
+    "C": STAGED + ", stages = 2",
+    "D": STAGED + ", stages = 1, " + GROUPED,
+    "E128": PACKED + ", tile_k = 128",
+    "E256": PACKED + ", tile_k = 256",
+    "F": "tile_m = 256, tile_n = 256, tile_k = 128, waves_m = 2, waves_n = 4, "
+         "mfma = m32n32k64, stage_x = lds_async, stage_w = lds_async, "
+         "stages = 2, lds_layout = xor, schedule = interleave, " + GROUPED,
 }
 
 

@@ -30,8 +30,14 @@ def ConvertMXGemmToAMDGPU : Pass<"convert-mxgemm-to-amdgpu"> {
     `v_mfma_scale_f32_16x16x128_f8f6f4`): lane `l` loads bytes
     `k = 32*(e>>4) + 16*(l/32) + (e&15)` (32x32x64) or
     `k = 64*(e>>4) + 16*(l/16) + (e&15)` (16x16x128) of its row, and the
-    E8M0 scale of row `l % nonK`, block `l / nonK` into byte 0 of a VGPR
-    scale operand. Per-row and 32x32-block weight scales are both supported.
+    E8M0 scale of row `l % nonK`, block `l / nonK` of each step. W is the
+    MFMA's A operand and X its B, so each block is computed transposed and a
+    lane ends with four consecutive output columns of one row. Where a K
+    tile has several steps, one aligned 4- or 8-byte load per row brings the
+    scales of all of them, shifted right by 8 * (l / nonK) bytes, and each
+    MFMA selects its byte with the scale byte select (op_sel); a one-step
+    tile loads one byte per row into byte 0. Per-row and 32x32-block weight
+    scales are both supported.
     Operands staged in LDS (`x_tile`/`w_tile`) are read with 16-byte
     `ds_read_b128`s at the same (row, k) positions; `w_panels` operands with
     one contiguous 32-byte load per lane. In a pipelined loop (refill copies
@@ -42,8 +48,11 @@ def ConvertMXGemmToAMDGPU : Pass<"convert-mxgemm-to-amdgpu"> {
     recognised whether or not they are lowered yet, so the result does not
     depend on the order in which the driver applies the patterns.
 
-    `mxgemm.store_tile` becomes per-element conversion (BF16 round to
-    nearest even, or FP32) and stores guarded by `row < M`;
+    `mxgemm.store_tile` becomes conversion four outputs at a time (BF16
+    round to nearest even, two `v_cvt_pk_bf16_f32`; or FP32) and 8-byte
+    stores per lane, or, with a `staging` buffer, LDS writes, 16-byte LDS
+    reads along output rows and `global_store_dwordx4`; rows at or past M
+    are masked per lane in the last tile row;
     `mxgemm.copy_to_lds` becomes `amdgpu.gather_to_lds`
     (`global_load_lds_dwordx4`) or global loads + LDS stores;
     `mxgemm.wait_copies` becomes `amdgpu.memory_counter_wait`
@@ -78,7 +87,7 @@ def ConvertMXGemmToAMDGPU : Pass<"convert-mxgemm-to-amdgpu"> {
     Statistic<"numBarriers", "num-barriers",
               "mxgemm.ring_barrier ops lowered">,
     Statistic<"numStores", "num-stores",
-              "output element stores emitted (guarded and unguarded)">
+              "output stores emitted (guarded and unguarded)">
   ];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::LLVM::LLVMDialect",

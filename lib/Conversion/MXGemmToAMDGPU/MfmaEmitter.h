@@ -139,15 +139,78 @@ public:
   /// left zero: the byte is zero-extended into the register, as the
   /// unsigned byte load already does, instead of merged into a constant.
   Value loadScale(Value mem, Value scaleRowBase, Value kBlock) {
-    Type e8m0 = cast<MemRefType>(mem.getType()).getElementType();
     Value s = memref::LoadOp::create(
         b, loc, mem, ValueRange{add(add(scaleRowBase, kBlock), coords.g)});
     ++globalLoads;
     Value bits = arith::BitcastOp::create(b, loc, b.getI8Type(), s);
-    Value word = arith::ExtUIOp::create(b, loc, b.getI32Type(), bits);
+    return asScaleVector(arith::ExtUIOp::create(b, loc, b.getI32Type(), bits));
+  }
+
+  /// A scale operand of one MFMA step: the VGPR and the byte of it that
+  /// the instruction reads (scalesIdx, the op_sel byte select).
+  struct StepScale {
+    Value vgpr;
+    int32_t byteSelect = 0;
+  };
+
+  /// Scales per wide load: the step scales of a tile come from one 4- or
+  /// 8-byte load per row when its E8M0 blocks are contiguous and aligned.
+  /// 0 when the tile's steps need the one-byte loads of loadScale: one
+  /// step has no load to save. (With K a multiple of tile_k, as the
+  /// verifier requires, a row's blocks are always aligned for the load; the
+  /// alignment test guards a K that is not.)
+  static int64_t wideScaleBytes(int64_t steps, int64_t kStep, int64_t k) {
+    const int64_t tileBlocks = steps * kStep / 32, kBlocks = k / 32;
+    const int64_t bytes = std::min<int64_t>(8, tileBlocks);
+    if (steps < 2 || tileBlocks % 4 != 0 || kBlocks % bytes != 0)
+      return 0;
+    return bytes;
+  }
+
+  /// The scales of row (or column) `scaleRowBase` for `bytes` E8M0 blocks
+  /// from `kBlock` (a multiple of `bytes`, and so is the row base: the
+  /// load is aligned), shifted right by this lane's K-group `g` so that
+  /// the block `g` of each step sits at a byte the MFMA can select. Step
+  /// `s` of the load then reads byte `s * kStep / 32` (wideStepScale).
+  /// Replaces `bytes / (kStep / 32)` one-byte loads with one.
+  Value loadWideScales(Value mem, Value scaleRowBase, Value kBlock,
+                       int64_t bytes) {
+    Type e8m0 = cast<MemRefType>(mem.getType()).getElementType();
+    auto load =
+        vector::LoadOp::create(b, loc, VectorType::get({bytes}, e8m0), mem,
+                               ValueRange{add(scaleRowBase, kBlock)});
+    load.setAlignment(bytes);
+    ++globalLoads;
+    Type word = b.getIntegerType(8 * bytes);
+    Value packed =
+        vector::BitCastOp::create(b, loc, VectorType::get({1}, word), load);
+    Value value =
+        vector::ExtractOp::create(b, loc, packed, ArrayRef<int64_t>{0});
+    Value shift = arith::IndexCastUIOp::create(b, loc, word, mul(coords.g, 8));
+    return arith::ShRUIOp::create(b, loc, value, shift);
+  }
+
+  /// The scale operand of the step whose first block is `blockInLoad`
+  /// blocks into a loadWideScales result.
+  StepScale wideStepScale(Value shifted, int64_t blockInLoad) {
+    Value dword = shifted;
+    if (shifted.getType().getIntOrFloatBitWidth() == 64) {
+      Value high = arith::ShRUIOp::create(
+          b, loc, shifted,
+          arith::ConstantIntOp::create(b, loc, shifted.getType(),
+                                       32 * (blockInLoad / 4)));
+      dword = arith::TruncIOp::create(b, loc, b.getI32Type(), high);
+    }
+    return {asScaleVector(dword), int32_t(blockInLoad % 4)};
+  }
+
+  /// An i32 as the vector<4xf8E8M0FNU> scale operand of amdgpu.scaled_mfma.
+  Value asScaleVector(Value word) {
     Value vec = vector::BroadcastOp::create(
         b, loc, VectorType::get({1}, b.getI32Type()), word);
-    return vector::BitCastOp::create(b, loc, VectorType::get({4}, e8m0), vec);
+    return vector::BitCastOp::create(
+        b, loc, VectorType::get({4}, b.getType<mlir::Float8E8M0FNUType>()),
+        vec);
   }
 
   OpBuilder &b;

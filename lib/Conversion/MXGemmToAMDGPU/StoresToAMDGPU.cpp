@@ -1,8 +1,15 @@
 //===- StoresToAMDGPU.cpp - a wave's accumulators to the output -----------===//
 //
-// Lowers mxgemm.store_tile: reads each accumulator out of the MFMA D layout
-// (docs/Design.md section 9), converts it to the output type and stores it,
-// masking rows at or past M only in the last tile row.
+// Lowers mxgemm.store_tile. The MMA computes every block transposed (W is
+// the MFMA's A operand, WaveMmaToMfma.cpp), so lane l holds output row
+// `r = l % nonK` of the block and, in registers 4u .. 4u + 3, the four
+// consecutive columns `8u + 4g ..` (32x32x64) or `4g ..` (16x16x128),
+// `g = l / nonK`. Each group of four is converted at once (two
+// v_cvt_pk_bf16_f32 for BF16). Without staging it is stored as it is (8
+// bytes, one row per lane); with a staging buffer the wave writes a block
+// row into LDS the same way and reads it back 16 bytes per lane along rows,
+// so that each global store writes whole rows. Rows at or past M are
+// masked per lane, and only in the last tile row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,38 +35,121 @@ public:
     const int64_t accPer = nonK * nonK / 64;
     const int64_t blocksM = op.getWaveM() / nonK,
                   blocksN = op.getWaveN() / nonK;
+    const int64_t n = op.getN();
     MfmaEmitter e(b, loc, nonK);
     Type outElem = cast<MemRefType>(op.getY().getType()).getElementType();
-    // D layout: lane l register t holds D[row(t, g)][r].
-    Value rowOfG = e.mul(e.coords.g, 4);
+    auto quadType = VectorType::get({4}, outElem);
+    // Four elements are naturally aligned when every row starts at a
+    // multiple of four elements.
+    const uint64_t elemBytes = outElem.getIntOrFloatBitWidth() / 8;
+    const uint64_t alignment = n % 4 == 0 ? 4 * elemBytes : elemBytes;
+    Value colOfG = e.add(adaptor.getCol0(), e.mul(e.coords.g, 4));
     uint64_t stores = 0;
-    auto emitStores = [&](bool guarded) {
+    // The four outputs of block (i, j) and quad u, in the output type.
+    auto quad = [&](int64_t i, int64_t j, int64_t u) -> Value {
+      const int64_t first = (i * blocksN + j) * accPer + 4 * u;
+      Value v = vector::ShuffleOp::create(
+          b, loc, adaptor.getAcc(), adaptor.getAcc(),
+          ArrayRef<int64_t>{first, first + 1, first + 2, first + 3});
+      if (outElem != b.getF32Type())
+        v = arith::TruncFOp::create(b, loc, quadType, v);
+      return v;
+    };
+    // Runs `body` where `row` < M when guarded.
+    auto ifRowInBounds = [&](bool guarded, Value row, auto body) {
+      OpBuilder::InsertionGuard g(b);
+      if (guarded) {
+        Value inBounds = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult, row, adaptor.getM());
+        b.setInsertionPointToStart(
+            scf::IfOp::create(b, loc, inBounds, false).thenBlock());
+      }
+      body();
+    };
+    auto emitDirect = [&](bool guarded) {
       for (int64_t i = 0; i < blocksM; ++i) {
-        for (int64_t j = 0; j < blocksN; ++j) {
-          Value col = e.add(e.add(adaptor.getCol0(), j * nonK), e.coords.r);
-          for (int64_t t = 0; t < accPer; ++t) {
-            int64_t rowConst = nonK == 32 ? 8 * (t >> 2) + (t & 3) : t;
-            Value row =
-                e.add(e.add(adaptor.getRow0(), i * nonK + rowConst), rowOfG);
-            Value v = vector::ExtractOp::create(
-                b, loc, adaptor.getAcc(),
-                ArrayRef<int64_t>{(i * blocksN + j) * accPer + t});
-            if (outElem != v.getType())
-              v = arith::TruncFOp::create(b, loc, outElem, v);
-            OpBuilder::InsertionGuard g(b);
-            if (guarded) {
-              Value inBounds = arith::CmpIOp::create(
-                  b, loc, arith::CmpIPredicate::ult, row, adaptor.getM());
-              b.setInsertionPointToStart(
-                  scf::IfOp::create(b, loc, inBounds, false).thenBlock());
+        Value row = e.add(e.add(adaptor.getRow0(), i * nonK), e.coords.r);
+        ifRowInBounds(guarded, row, [&] {
+          Value rowStart = e.add(e.mul(row, n), colOfG);
+          for (int64_t j = 0; j < blocksN; ++j) {
+            for (int64_t u = 0; u < accPer / 4; ++u) {
+              // Sequenced: the op order is part of the kernel's bytes.
+              Value v = quad(i, j, u);
+              Value offset = e.add(rowStart, j * nonK + 8 * u);
+              auto store = vector::StoreOp::create(b, loc, v, adaptor.getY(),
+                                                   ValueRange{offset});
+              store.setAlignment(alignment);
+              ++stores;
             }
-            Value offset = e.add(e.mul(row, op.getN()), col);
-            memref::StoreOp::create(b, loc, v, adaptor.getY(),
-                                    ValueRange{offset});
-            ++stores;
+          }
+        });
+      }
+    };
+    // Staged: per block row i and chunk of `cols` columns, each lane writes
+    // its quads into the wave's slice [r][col - chunk start], then reads 16
+    // bytes at (rowInPass, lane's column) and stores them to Y. Slice
+    // columns go through the XOR chunk permutation of the op's description.
+    auto emitStaged = [&](bool guarded) {
+      const int64_t cols = op.getStagingColumns();
+      const int64_t perLane = 16 / elemBytes;
+      const int64_t lanesPerRow = cols / perLane,
+                    rowsPerPass = 64 / lanesPerRow;
+      const int64_t rowsPerPhase = 256 / (cols * elemBytes);
+      auto swizzled = [&](Value row, Value col) -> Value {
+        Value chunk = arith::DivUIOp::create(b, loc, col, e.idx(perLane));
+        Value within = arith::RemUIOp::create(b, loc, col, e.idx(perLane));
+        Value phase = arith::DivUIOp::create(b, loc, row, e.idx(rowsPerPhase));
+        Value key = arith::RemUIOp::create(b, loc, phase, e.idx(lanesPerRow));
+        Value permuted = arith::XOrIOp::create(b, loc, chunk, key);
+        return e.add(e.mul(permuted, perLane), within);
+      };
+      auto wideType = VectorType::get({perLane}, outElem);
+      const uint64_t wideAlignment = (n * elemBytes) % 16 == 0 ? 16 : elemBytes;
+      Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+      Value wave = arith::DivUIOp::create(b, loc, tid, e.idx(64));
+      Value laneRow =
+          arith::DivUIOp::create(b, loc, e.coords.lane, e.idx(lanesPerRow));
+      Value laneCol = e.mul(
+          arith::RemUIOp::create(b, loc, e.coords.lane, e.idx(lanesPerRow)),
+          perLane);
+      Value quadCol = e.mul(e.coords.g, 4);
+      for (int64_t i = 0; i < blocksM; ++i) {
+        for (int64_t c = 0; c < op.getWaveN() / cols; ++c) {
+          for (int64_t j = c * cols / nonK; j < (c + 1) * cols / nonK; ++j)
+            for (int64_t u = 0; u < accPer / 4; ++u) {
+              Value v = quad(i, j, u);
+              Value col = swizzled(e.coords.r,
+                                   e.add(quadCol, j * nonK - c * cols + 8 * u));
+              auto write =
+                  vector::StoreOp::create(b, loc, v, adaptor.getStaging(),
+                                          ValueRange{wave, e.coords.r, col});
+              write.setAlignment(4 * elemBytes);
+            }
+          for (int64_t pass = 0; pass < nonK / rowsPerPass; ++pass) {
+            Value rowInBlock = e.add(laneRow, pass * rowsPerPass);
+            Value sliceCol = swizzled(rowInBlock, laneCol);
+            auto read =
+                vector::LoadOp::create(b, loc, wideType, adaptor.getStaging(),
+                                       ValueRange{wave, rowInBlock, sliceCol});
+            read.setAlignment(16);
+            Value row = e.add(e.add(adaptor.getRow0(), i * nonK), rowInBlock);
+            ifRowInBounds(guarded, row, [&] {
+              Value col = e.add(e.add(adaptor.getCol0(), c * cols), laneCol);
+              auto store = vector::StoreOp::create(
+                  b, loc, read, adaptor.getY(),
+                  ValueRange{e.add(e.mul(row, n), col)});
+              store.setAlignment(wideAlignment);
+              ++stores;
+            });
           }
         }
       }
+    };
+    auto emitStores = [&](bool guarded) {
+      if (op.getStaging())
+        emitStaged(guarded);
+      else
+        emitDirect(guarded);
     };
     // Every wave tile but those of the last tile row lies wholly inside M:
     // one uniform test instead of a masked branch per element.

@@ -101,18 +101,33 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   const int64_t accSize = op.getAcc().getType().getNumElements();
   // Per step: the operands (null where they come from LDS) and scales.
   const int64_t steps = op.getTileK() / kStep;
-  SmallVector<SmallVector<Value>> aOf(steps), aScaleOf(steps), bOf(steps),
+  SmallVector<SmallVector<Value>> aOf(steps), bOf(steps);
+  SmallVector<SmallVector<MfmaEmitter::StepScale>> aScaleOf(steps),
       bScaleOf(steps);
+  // Scales of several steps share one wide load where the layout allows;
+  // the load is issued with the first step it serves.
+  const int64_t blocksPerStep = kStep / 32;
+  const int64_t wideBytes = MfmaEmitter::wideScaleBytes(steps, kStep, k);
+  SmallVector<Value> xsWide(blocksM), wsWide(blocksN);
   auto loadGlobals = [&](int64_t step) {
     Value kBase = e.add(adaptor.getK0(), step * kStep);
     Value kBlock = arith::DivUIOp::create(b, loc, kBase, e.idx(32));
+    const int64_t blockInLoad =
+        wideBytes ? step * blocksPerStep % wideBytes : 0;
+    auto scale = [&](Value &wide, Value mem, Value rowBase) {
+      if (!wideBytes)
+        return MfmaEmitter::StepScale{e.loadScale(mem, rowBase, kBlock)};
+      if (blockInLoad == 0)
+        wide = e.loadWideScales(mem, rowBase, kBlock, wideBytes);
+      return e.wideStepScale(wide, blockInLoad);
+    };
     for (int64_t i = 0; i < blocksM; ++i) {
       aOf[step].push_back(
           adaptor.getXTile()
               ? Value()
               : e.loadOperand(adaptor.getX(), xRowBase[i], kBase));
       aScaleOf[step].push_back(
-          e.loadScale(adaptor.getXScales(), xsRowBase[i], kBlock));
+          scale(xsWide[i], adaptor.getXScales(), xsRowBase[i]));
     }
     for (int64_t j = 0; j < blocksN; ++j) {
       Value w;
@@ -122,7 +137,7 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
         w = e.loadOperand(adaptor.getW(), wRowBase[j], kBase);
       bOf[step].push_back(w);
       bScaleOf[step].push_back(
-          e.loadScale(adaptor.getWScales(), wsRowBase[j], kBlock));
+          scale(wsWide[j], adaptor.getWScales(), wsRowBase[j]));
     }
   };
   if (hoistLoads) {
@@ -133,8 +148,9 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   for (int64_t step = 0; step < steps; ++step) {
     if (!hoistLoads)
       loadGlobals(step);
-    SmallVector<Value> &a = aOf[step], &aScale = aScaleOf[step],
-                       &bOp = bOf[step], &bScale = bScaleOf[step];
+    SmallVector<Value> &a = aOf[step], &bOp = bOf[step];
+    SmallVector<MfmaEmitter::StepScale> &aScale = aScaleOf[step],
+                                        &bScale = bScaleOf[step];
     for (int64_t i = 0; i < blocksM; ++i)
       if (!a[i])
         a[i] = e.loadOperandFromLds(adaptor.getXTile(), tileRow[i],
@@ -154,9 +170,13 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
           insert.push_back(
               t >= offset && t < offset + accPer ? accSize + (t - offset) : t);
         Value c = vector::ShuffleOp::create(b, loc, acc, acc, extract);
+        // W is the MFMA's A operand and X its B: the block is computed
+        // transposed (D[n][m]), so that each lane ends with four
+        // consecutive output columns of one row (StoresToAMDGPU.cpp).
         Value d = amdgpu::ScaledMFMAOp::create(
-            b, loc, blockType, i32(nonK), i32(nonK), i32(kStep), a[i], bOp[j],
-            c, aScale[i], bScale[j], i32(0), i32(0));
+            b, loc, blockType, i32(nonK), i32(nonK), i32(kStep), bOp[j], a[i],
+            c, bScale[j].vgpr, aScale[i].vgpr, i32(bScale[j].byteSelect),
+            i32(aScale[i].byteSelect));
         acc = vector::ShuffleOp::create(b, loc, acc, d, insert);
       }
     }

@@ -13,13 +13,15 @@
 // CHECK-NEXT: rocdl.s.barrier
 // CHECK-NEXT: llvm.fence syncscope("singlethread") acquire
 // CHECK-NOT: amdgpu.gather_to_lds
-// CHECK: memref.load %arg1
+// CHECK: vector.load %arg1[{{.+}}] {alignment = 4 : i64} : memref<{{[0-9]+}}xf8E8M0FNU>, vector<4xf8E8M0FNU>
 // CHECK-NOT: amdgpu.gather_to_lds
 // CHECK: vector.load %arg2[{{.+}}] {alignment = 16 : i64} : memref<131072xf8E4M3FN>
 // CHECK-NOT: amdgpu.gather_to_lds
-// CHECK: memref.load %arg3
+// CHECK: vector.load %arg3[{{.+}}] {alignment = 4 : i64}
 // CHECK: amdgpu.gather_to_lds
 // CHECK-NOT: memref.load
+// CHECK-NOT: vector.load %arg1
+// CHECK-NOT: vector.load %arg3
 // CHECK-NOT: vector.load %arg2
 // CHECK: vector.load %subview
 // CHECK: amdgpu.scaled_mfma

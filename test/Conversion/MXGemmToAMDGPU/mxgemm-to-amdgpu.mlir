@@ -43,7 +43,9 @@
 // CHECK: arith.bitcast %[[SB]]
 // CHECK: %[[SBV:.+]] = vector.bitcast
 // CHECK: %[[C:.+]] = vector.shuffle %[[ACC]], %[[ACC]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
-// CHECK: %[[D:.+]] = amdgpu.scaled_mfma 32x32x64 (%[[SAV]][0] * %[[A]]) * (%[[SBV]][0] * %[[B]]) + %[[C]] : vector<4xf8E8M0FNU>, vector<32xf8E4M3FN>, vector<4xf8E8M0FNU>, vector<32xf8E5M2>, vector<16xf32>
+// W is the MFMA's A operand and X its B (the block is computed transposed,
+// for the stores of @store_32x32).
+// CHECK: %[[D:.+]] = amdgpu.scaled_mfma 32x32x64 (%[[SBV]][0] * %[[B]]) * (%[[SAV]][0] * %[[A]]) + %[[C]] : vector<4xf8E8M0FNU>, vector<32xf8E5M2>, vector<4xf8E8M0FNU>, vector<32xf8E4M3FN>, vector<16xf32>
 // CHECK: %[[NEW:.+]] = vector.shuffle %[[ACC]], %[[D]] [16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]
 // CHECK: return %[[NEW]]
 func.func @one_block_32x32(%x: memref<4096xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
@@ -55,6 +57,39 @@ func.func @one_block_32x32(%x: memref<4096xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>
        tile_k = 64 : i64, k = 128 : i64, w_scale = #mxgemm.w_scale<per_row>}
       : memref<4096xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<4096xf8E5M2>,
         memref<128xf8E8M0FNU>, vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// -----
+
+// Two K-steps of a 32x32x64 tile read the scale blocks k0/32 .. k0/32 + 3 of
+// a row: one aligned 4-byte load per row, shifted right by 8 * g so that
+// lane group g finds its block of step s at byte 2s (the MFMA's byte
+// select), instead of one byte load per row and step.
+// CHECK-LABEL: func.func @wide_scales_32x32
+// CHECK-SAME: (%[[X:.+]]: memref<8192xf8E4M3FN>, %[[XS:.+]]: memref<256xf8E8M0FNU>, %[[W:.+]]: memref<8192xf8E4M3FN>, %[[WS:.+]]: memref<256xf8E8M0FNU>
+// CHECK: %[[G:.+]] = arith.divui %{{.+}}, %c32
+// CHECK-NOT: memref.load
+// CHECK: %[[XSW:.+]] = vector.load %[[XS]][%{{.+}}] {alignment = 4 : i64} : memref<256xf8E8M0FNU>, vector<4xf8E8M0FNU>
+// CHECK: %[[XSI:.+]] = vector.bitcast %[[XSW]] : vector<4xf8E8M0FNU> to vector<1xi32>
+// CHECK: %[[XS32:.+]] = vector.extract %[[XSI]][0]
+// CHECK: %[[G8:.+]] = arith.muli %[[G]], %c8
+// CHECK: %[[SH:.+]] = arith.index_castui %[[G8]] : index to i32
+// CHECK: arith.shrui %[[XS32]], %[[SH]] : i32
+// CHECK: vector.load %[[WS]][%{{.+}}] {alignment = 4 : i64}
+// CHECK: amdgpu.scaled_mfma 32x32x64 (%{{.+}}[0] * %{{.+}}) * (%{{.+}}[0] * %{{.+}})
+// CHECK: amdgpu.scaled_mfma 32x32x64 (%{{.+}}[2] * %{{.+}}) * (%{{.+}}[2] * %{{.+}})
+// CHECK-NOT: memref.load
+// CHECK-NOT: amdgpu.scaled_mfma
+func.func @wide_scales_32x32(%x: memref<8192xf8E4M3FN>, %xs: memref<256xf8E8M0FNU>,
+                             %w: memref<8192xf8E4M3FN>, %ws: memref<256xf8E8M0FNU>,
+                             %acc: vector<16xf32>, %row0: index, %col0: index,
+                             %k0: index, %m: index) -> vector<16xf32> {
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%row0, %col0, %k0, %m]
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 128 : i64, k = 256 : i64, w_scale = #mxgemm.w_scale<per_row>}
+      : memref<8192xf8E4M3FN>, memref<256xf8E8M0FNU>, memref<8192xf8E4M3FN>,
+        memref<256xf8E8M0FNU>, vector<16xf32>
   return %r : vector<16xf32>
 }
 
@@ -122,42 +157,101 @@ func.func @panels_32x32(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
 }
 
 // -----
-// D layout: lane l register t of a 32x32 block is row 8*(t/4) + 4*(l/32) +
-// t%4, column l%32; BF16 via truncf. A wave tile wholly inside M (row0 +
-// wave_m <= M: every tile but the last tile row) stores without a per-element
-// guard; otherwise each store is guarded by row < M.
+// Transposed D layout (W . X^T per block): lane l holds output row l%32 and,
+// in registers 4u..4u+3, columns 8u + 4*(l/32) + 0..3; each four convert to
+// BF16 together and go out in one 8-byte store. A wave tile wholly inside M
+// (row0 + wave_m <= M: every tile but the last tile row) stores without a
+// guard; otherwise each lane's row is guarded once by row < M.
 // CHECK-LABEL: func.func @store_32x32
 // CHECK-SAME: %[[ACC:.+]]: vector<16xf32>, %[[Y:.+]]: memref<65536xbf16>, %[[ROW0:.+]]: index, %[[COL0:.+]]: index, %[[M:.+]]: index
 // CHECK: %[[LANE:.+]] = arith.remui %{{.+}}, %c64
+// CHECK: %[[R:.+]] = arith.remui %[[LANE]], %c32
 // CHECK: %[[G:.+]] = arith.divui %[[LANE]], %c32
 // CHECK: %[[G4:.+]] = arith.muli %[[G]], %c4
+// CHECK: %[[COLG:.+]] = arith.addi %[[COL0]], %[[G4]]
 // CHECK: %[[END:.+]] = arith.addi %[[ROW0]], %c32
 // CHECK: %[[WHOLE:.+]] = arith.cmpi ule, %[[END]], %[[M]]
 // CHECK: scf.if %[[WHOLE]] {
-// CHECK: %[[COL:.+]] = arith.addi %[[COL0]]
-// CHECK: %[[ROW:.+]] = arith.addi %[[ROW0]], %[[G4]]
-// CHECK: %[[V0:.+]] = vector.extract %[[ACC]][0]
-// CHECK: %[[B0:.+]] = arith.truncf %[[V0]] : f32 to bf16
+// CHECK: %[[ROW:.+]] = arith.addi %[[ROW0]], %[[R]]
 // CHECK-NOT: scf.if
 // CHECK: %[[OFF:.+]] = arith.muli %[[ROW]], %c256
-// CHECK: %[[IDX:.+]] = arith.addi %[[OFF]], %[[COL]]
-// CHECK: memref.store %[[B0]], %[[Y]][%[[IDX]]]
-// Register 4 is row 8 + 4g.
-// CHECK: %[[R8:.+]] = arith.addi %[[ROW0]], %c8
-// CHECK: arith.addi %[[R8]], %[[G4]]
-// CHECK: vector.extract %[[ACC]][4]
-// CHECK-COUNT-12: memref.store
+// CHECK: %[[START:.+]] = arith.addi %[[OFF]], %[[COLG]]
+// CHECK: %[[Q0:.+]] = vector.shuffle %[[ACC]], %[[ACC]] [0, 1, 2, 3]
+// CHECK: %[[B0:.+]] = arith.truncf %[[Q0]] : vector<4xf32> to vector<4xbf16>
+// CHECK: vector.store %[[B0]], %[[Y]][%[[START]]] {alignment = 8 : i64}
+// Registers 4..7 are columns 8 + 4g ..
+// CHECK: vector.shuffle %[[ACC]], %[[ACC]] [4, 5, 6, 7]
+// CHECK: %[[I8:.+]] = arith.addi %[[START]], %c8
+// CHECK: vector.store %{{.+}}, %[[Y]][%[[I8]]]
+// CHECK-COUNT-2: vector.store
 // CHECK: } else {
-// CHECK: %[[GROW:.+]] = arith.addi %[[ROW0]], %[[G4]]
+// CHECK: %[[GROW:.+]] = arith.addi %[[ROW0]], %[[R]]
 // CHECK: %[[IN:.+]] = arith.cmpi ult, %[[GROW]], %[[M]]
 // CHECK: scf.if %[[IN]] {
-// CHECK: memref.store
-// CHECK-COUNT-15: memref.store
+// CHECK-COUNT-4: vector.store
+// CHECK-NOT: vector.store
 // CHECK-NOT: memref.store
 func.func @store_32x32(%acc: vector<16xf32>, %y: memref<65536xbf16>,
                        %row0: index, %col0: index, %m: index) {
   mxgemm.store_tile %acc, %y [%row0, %col0, %m]
       {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
        n = 256 : i64} : vector<16xf32>, memref<65536xbf16>
+  return
+}
+
+// -----
+
+// Staged epilogue: a 32x64 wave tile, one chunk of 64 BF16 columns (128-byte
+// slice rows, 8 chunks of 16 bytes). Each lane writes its quads at logical
+// column 4 * (l / 32) + 32j + 8u of slice row l % 32, then reads 16 bytes
+// at logical column 8 * (l % 8) of slice row l / 8 + 8p (pass p of 4) and
+// stores them to row row0 + l / 8 + 8p, column col0 + 8 * (l % 8): 8 lanes
+// per 128-byte output row. Slice columns permute 16-byte chunks by XOR with
+// (row / 2) % 8.
+// CHECK-LABEL: func.func @store_staged
+// CHECK-SAME: %[[ACC:.+]]: vector<32xf32>, %[[Y:.+]]: memref<65536xbf16>, %[[ROW0:.+]]: index, %[[COL0:.+]]: index, %[[M:.+]]: index, %[[BUF:.+]]: memref<4x32x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[LANE:.+]] = arith.remui %{{.+}}, %c64
+// CHECK: %[[R:.+]] = arith.remui %[[LANE]], %c32
+// CHECK: scf.if
+// CHECK: %[[WAVE:.+]] = arith.divui %{{.+}}, %c64
+// CHECK: %[[LROW:.+]] = arith.divui %[[LANE]], %c8
+// CHECK: %[[LCOLI:.+]] = arith.remui %[[LANE]], %c8
+// CHECK: %[[LCOL:.+]] = arith.muli %[[LCOLI]], %c8
+// CHECK: %[[Q:.+]] = arith.truncf %{{.+}} : vector<4xf32> to vector<4xbf16>
+// CHECK: %[[WCHUNK:.+]] = arith.divui %[[QCOL:.+]], %c8
+// CHECK: %[[WIN:.+]] = arith.remui %[[QCOL]], %c8
+// CHECK: %[[WPH:.+]] = arith.divui %[[R]], %c2
+// CHECK: %[[WKEY:.+]] = arith.remui %[[WPH]], %c8
+// CHECK: %[[WX:.+]] = arith.xori %[[WCHUNK]], %[[WKEY]]
+// CHECK: %[[WX8:.+]] = arith.muli %[[WX]], %c8
+// CHECK: %[[WCOL:.+]] = arith.addi %[[WX8]], %[[WIN]]
+// CHECK: vector.store %[[Q]], %[[BUF]][%[[WAVE]], %[[R]], %[[WCOL]]] {alignment = 8 : i64}
+// CHECK-COUNT-7: vector.store %{{.+}}, %[[BUF]]
+// CHECK: %[[RCHUNK:.+]] = arith.divui %[[LCOL]], %c8
+// CHECK: %[[RPH:.+]] = arith.divui %[[LROW]], %c2
+// CHECK: %[[RKEY:.+]] = arith.remui %[[RPH]], %c8
+// CHECK: %[[RX:.+]] = arith.xori %[[RCHUNK]], %[[RKEY]]
+// CHECK: %[[V:.+]] = vector.load %[[BUF]][%[[WAVE]], %[[LROW]], %{{.+}}] {alignment = 16 : i64} : memref<4x32x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: %[[ROW:.+]] = arith.addi %[[ROW0]], %[[LROW]]
+// CHECK: %[[COL:.+]] = arith.addi %[[COL0]], %[[LCOL]]
+// CHECK: %[[OFF:.+]] = arith.muli %[[ROW]], %c256
+// CHECK: %[[IDX:.+]] = arith.addi %[[OFF]], %[[COL]]
+// CHECK: vector.store %[[V]], %[[Y]][%[[IDX]]] {alignment = 16 : i64}
+// CHECK: %[[LROW8:.+]] = arith.addi %[[LROW]], %c8
+// CHECK: vector.load %[[BUF]][%[[WAVE]], %[[LROW8]], %{{.+}}]
+// CHECK-COUNT-2: vector.load %[[BUF]]
+// CHECK: } else {
+// CHECK-COUNT-8: vector.store %{{.+}}, %[[BUF]]
+// CHECK: vector.load %[[BUF]]
+// CHECK: arith.cmpi ult, %{{.+}}, %[[M]]
+// CHECK: scf.if
+// CHECK: vector.store %{{.+}}, %[[Y]]
+func.func @store_staged(%acc: vector<32xf32>, %y: memref<65536xbf16>,
+                        %row0: index, %col0: index, %m: index,
+                        %buf: memref<4x32x64xbf16, #gpu.address_space<workgroup>>) {
+  mxgemm.store_tile %acc, %y [%row0, %col0, %m]
+      staging(%buf : memref<4x32x64xbf16, #gpu.address_space<workgroup>>)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 64 : i64,
+       n = 256 : i64} : vector<32xf32>, memref<65536xbf16>
   return
 }

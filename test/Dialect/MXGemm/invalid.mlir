@@ -373,3 +373,65 @@ func.func @n_huge(%x: memref<?x128xf8E4M3FN>, %xs: memref<?x4xf8E8M0FNU>,
         memref<33554432x4xf8E8M0FNU> into memref<?x33554432xbf16>
   return
 }
+
+// -----
+
+// mxgemm.store_tile's staging buffer (mxgemm-stage-stores builds it).
+func.func @staging_not_lds(%acc: vector<16xf32>, %y: memref<65536xbf16>,
+                           %buf: memref<1x32x64xbf16>, %i: index) {
+  // expected-error @+1 {{staging buffer must be in workgroup (LDS) memory}}
+  mxgemm.store_tile %acc, %y [%i, %i, %i] staging(%buf : memref<1x32x64xbf16>)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       n = 256 : i64} : vector<16xf32>, memref<65536xbf16>
+  return
+}
+
+// -----
+
+func.func @staging_type(%acc: vector<16xf32>, %y: memref<65536xbf16>,
+    %buf: memref<1x32x32xf32, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{staging buffer and output element types differ}}
+  mxgemm.store_tile %acc, %y [%i, %i, %i]
+      staging(%buf : memref<1x32x32xf32, #gpu.address_space<workgroup>>)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       n = 256 : i64} : vector<16xf32>, memref<65536xbf16>
+  return
+}
+
+// -----
+
+func.func @staging_rows(%acc: vector<16xf32>, %y: memref<65536xbf16>,
+    %buf: memref<1x16x32xbf16, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{staging buffer holds 16 rows per wave, an MFMA block row is 32}}
+  mxgemm.store_tile %acc, %y [%i, %i, %i]
+      staging(%buf : memref<1x16x32xbf16, #gpu.address_space<workgroup>>)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       n = 256 : i64} : vector<16xf32>, memref<65536xbf16>
+  return
+}
+
+// -----
+
+// 64 staged columns do not divide a 32-column wave tile.
+func.func @staging_columns(%acc: vector<16xf32>, %y: memref<65536xbf16>,
+    %buf: memref<1x32x64xbf16, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{staging rows of 64 elements must be 64 or 128 bytes of whole MFMA blocks that divide the wave tile's 32 columns}}
+  mxgemm.store_tile %acc, %y [%i, %i, %i]
+      staging(%buf : memref<1x32x64xbf16, #gpu.address_space<workgroup>>)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       n = 256 : i64} : vector<16xf32>, memref<65536xbf16>
+  return
+}
+
+// -----
+
+// Rows of 48 bytes.
+func.func @staging_row_bytes(%acc: vector<16xf32>, %y: memref<65536xbf16>,
+    %buf: memref<1x32x24xbf16, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{staging rows of 24 elements must be 64 or 128 bytes of whole MFMA blocks that divide the wave tile's 32 columns}}
+  mxgemm.store_tile %acc, %y [%i, %i, %i]
+      staging(%buf : memref<1x32x24xbf16, #gpu.address_space<workgroup>>)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       n = 256 : i64} : vector<16xf32>, memref<65536xbf16>
+  return
+}

@@ -147,8 +147,31 @@ LogicalResult CopyToLdsOp::verify() {
 }
 
 LogicalResult StoreTileOp::verify() {
-  return verifyWaveTile(*this, getMfma(), getWaveM(), getWaveN(),
-                        getAcc().getType().getNumElements());
+  if (failed(verifyWaveTile(*this, getMfma(), getWaveM(), getWaveN(),
+                            getAcc().getType().getNumElements())))
+    return failure();
+  if (!getStaging())
+    return success();
+  MemRefType type = getStaging().getType();
+  if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type))
+    return emitOpError("staging buffer must be in workgroup (LDS) memory");
+  if (!type.hasStaticShape())
+    return emitOpError("staging buffer must have a static shape");
+  if (type.getElementType() != getY().getType().getElementType())
+    return emitOpError("staging buffer and output element types differ");
+  const int64_t mn = ::mxgemm::target::kGFX950.getMfma(toContract(getMfma())).m;
+  const int64_t elemBytes = type.getElementTypeBitWidth() / 8;
+  const int64_t cols = getStagingColumns();
+  if (type.getDimSize(1) != mn)
+    return emitOpError("staging buffer holds ")
+           << type.getDimSize(1) << " rows per wave, an MFMA block row is "
+           << mn;
+  if ((cols * elemBytes != 64 && cols * elemBytes != 128) || cols % mn != 0 ||
+      getWaveN() % cols != 0)
+    return emitOpError("staging rows of ")
+           << cols << " elements must be 64 or 128 bytes of whole MFMA "
+           << "blocks that divide the wave tile's " << getWaveN() << " columns";
+  return success();
 }
 
 #define GET_OP_CLASSES

@@ -34,6 +34,7 @@ void buildMXGemmToGFX950Pipeline(OpPassManager &pm,
   kernels.addPass(createMXGemmGroupTiles());
   kernels.addPass(createMXGemmStageCopies());
   kernels.addPass(createMXGemmPipeline());
+  kernels.addPass(createMXGemmStageStores());
   kernels.addPass(createConvertMXGemmToAMDGPU());
   kernels.addPass(createMXGemmScheduleMfma());
   kernels.addPass(createCanonicalizerPass());

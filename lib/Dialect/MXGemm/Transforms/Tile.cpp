@@ -157,6 +157,7 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     scf::YieldOp::create(b, loc, next);
   }
   StoreTileOp::create(b, loc, kLoop.getResult(0), y, row0, col0, m,
+                      /*staging=*/Value(),
                       MfmaShapeAttr::get(ctx, config.getMfma()),
                       b.getI64IntegerAttr(waveM), b.getI64IntegerAttr(waveN),
                       b.getI64IntegerAttr(n));

@@ -146,8 +146,10 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     into the MFMA operand registers, with no LDS and no per-lane gather.
 
     `acc` holds the accumulators of the `wave_m / mfma_m x wave_n / mfma_n`
-    MFMA blocks in block-row-major order, each in the D layout of docs/Design.md
-    section 9 (16 floats per lane for 32x32x64, 4 for 16x16x128).
+    MFMA blocks in block-row-major order, each in the transposed D layout of
+    docs/Design.md section 9 (W is the MFMA's A operand: lane `l` holds row
+    `l % mfma_m` of the block and four consecutive columns per register
+    quad; 16 floats per lane for 32x32x64, 4 for 16x16x128).
     `convert-mxgemm-to-amdgpu` turns the op into operand loads and
     `amdgpu.scaled_mfma` (`v_mfma_scale_f32_32x32x64_f8f6f4` /
     `v_mfma_scale_f32_16x16x128_f8f6f4` on gfx950).
@@ -307,10 +309,27 @@ def MXGemm_StoreTileOp : MXGemm_Op<"store_tile"> {
     stores them at rows `row0 ..` and columns `col0 ..` of the row-major
     `[m, n]` output; rows at or past `m` are not written.
 
+    Without `staging`, each lane stores the four consecutive outputs it holds
+    (8 bytes of BF16) straight to global memory: four times fewer stores than
+    one per element, but each store touches one row per lane. With
+    `staging` (added by `mxgemm-stage-stores`), a `[waves, mfma_m, cols]`
+    LDS buffer of the output type with rows of 64 or 128 bytes, the wave
+    writes one MFMA block row of `cols` columns at a time into its slice,
+    reads it back 16 bytes per lane along rows and stores those with
+    `global_store_dwordx4`: every store writes whole rows of
+    `cols * sizeof(out)` bytes (a 128-byte line for 64 BF16 columns). The
+    16-byte chunks of slice row `r` are permuted by XOR with
+    `(r / (256 / row_bytes)) % chunks_per_row`: the reads (a quarter-wave
+    phase reads whole rows, all 64 banks) are conflict-free with or without
+    it, and it spreads the writes of a column of rows over the banks. The
+    slice is the wave's own, so no barrier is needed; LDS operations of one
+    wave complete in order.
+
     Example:
 
     ```mlir
     mxgemm.store_tile %acc, %y [%row0, %col0, %m]
+        staging(%buf : memref<4x32x64xbf16, #gpu.address_space<workgroup>>)
         {mfma = #mxgemm<mfma m32n32k64>, wave_m = 64 : i64, wave_n = 64 : i64,
          n = 16384 : i64}
         : vector<64xf32>, memref<2147483648xbf16>
@@ -319,15 +338,23 @@ def MXGemm_StoreTileOp : MXGemm_Op<"store_tile"> {
   let arguments = (ins VectorOfRankAndType<[1], [F32]>:$acc,
                    Arg<MXGemm_FlatOutMemref, "output", [MemWrite]>:$y,
                    Index:$row0, Index:$col0, Index:$m,
+                   Optional<MemRefRankOf<[BF16, F32], [3]>>:$staging,
                    MXGemm_MfmaShapeAttr:$mfma,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_m,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_n,
                    ConfinedAttr<I64Attr, [IntPositive]>:$n);
   let assemblyFormat = [{
-    $acc `,` $y `[` $row0 `,` $col0 `,` $m `]` attr-dict `:` type($acc) `,`
-    type($y)
+    $acc `,` $y `[` $row0 `,` $col0 `,` $m `]`
+    (`staging` `(` $staging^ `:` type($staging) `)`)? attr-dict `:`
+    type($acc) `,` type($y)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Output columns staged at a time (0 without staging).
+    int64_t getStagingColumns() {
+      return getStaging() ? getStaging().getType().getDimSize(2) : 0;
+    }
+  }];
 }
 
 #endif // MXGEMM_DIALECT_MXGEMM_IR_MXGEMMOPS_TD

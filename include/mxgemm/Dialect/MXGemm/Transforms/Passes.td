@@ -125,6 +125,35 @@ def MXGemmStageCopies : Pass<"mxgemm-stage-copies"> {
                            "::mlir::gpu::GPUDialect"];
 }
 
+def MXGemmStageStores : Pass<"mxgemm-stage-stores"> {
+  let summary = "stage the epilogue through LDS for 16-byte row stores (gfx950)";
+  let description = [{
+    Gives the `mxgemm.store_tile` of each kernel a `staging` buffer: a
+    `[waves, mfma_m, cols + pad]` LDS array of the output type (a `gpu.func`
+    workgroup attribution beside the operand rings), with `cols` the widest
+    of 128 and 64 bytes of output columns that divides the wave tile, is
+    made of whole MFMA blocks and still fits the 160 KiB of LDS a gfx950
+    workgroup may use. `convert-mxgemm-to-amdgpu` then writes each MFMA
+    block row through the wave's slice and stores 16 bytes per lane along
+    output rows (`global_store_dwordx4`): with 64 BF16 columns every store
+    instruction writes 8 whole 128-byte rows, where direct stores write 8
+    bytes into each of 32 rows. A kernel whose LDS has no room keeps direct
+    stores. The buffer adds to the kernel's LDS use and so to its occupancy
+    limit.
+
+    Example: `mxgemm-opt --mxgemm-tile --mxgemm-stage-stores in.mlir`.
+  }];
+  let statistics = [
+    Statistic<"numStagedStores", "num-staged-stores",
+              "kernels whose epilogue goes through LDS">,
+    Statistic<"numDirectStores", "num-direct-stores",
+              "kernels left with direct stores (no LDS room)">,
+    Statistic<"numStagingBytes", "num-staging-bytes",
+              "LDS bytes of staging buffers, summed over kernels">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def MXGemmPipeline : Pass<"mxgemm-pipeline"> {
   let summary = "N-stage software pipelining of the staged K loop (gfx950)";
   let description = [{
