@@ -39,11 +39,7 @@ public:
     MfmaEmitter e(b, loc, nonK);
     Type outElem = cast<MemRefType>(op.getY().getType()).getElementType();
     auto quadType = VectorType::get({4}, outElem);
-    // Four elements are naturally aligned when every row starts at a
-    // multiple of four elements.
     const uint64_t elemBytes = outElem.getIntOrFloatBitWidth() / 8;
-    const uint64_t alignment = n % 4 == 0 ? 4 * elemBytes : elemBytes;
-    Value colOfG = e.add(adaptor.getCol0(), e.mul(e.coords.g, 4));
     uint64_t stores = 0;
     // The four outputs of block (i, j) and quad u, in the output type.
     auto quad = [&](int64_t i, int64_t j, int64_t u) -> Value {
@@ -66,6 +62,13 @@ public:
       }
       body();
     };
+    // Direct: the column of a lane's quad u of block j is col0 + 4g + 32j
+    // + 8u (32x32x64); four elements are naturally aligned when every row
+    // starts at a multiple of four elements.
+    const uint64_t alignment = n % 4 == 0 ? 4 * elemBytes : elemBytes;
+    Value colOfG = op.getStaging()
+                       ? Value()
+                       : e.add(adaptor.getCol0(), e.mul(e.coords.g, 4));
     auto emitDirect = [&](bool guarded) {
       for (int64_t i = 0; i < blocksM; ++i) {
         Value row = e.add(e.add(adaptor.getRow0(), i * nonK), e.coords.r);
@@ -94,6 +97,9 @@ public:
       const int64_t perLane = 16 / elemBytes;
       const int64_t lanesPerRow = cols / perLane,
                     rowsPerPass = 64 / lanesPerRow;
+      // MfmaEmitter::swizzleColumn's permutation, in element columns that
+      // may point inside a chunk (the op order of each is pinned by its
+      // lit test, so they are not merged).
       const int64_t rowsPerPhase = 256 / (cols * elemBytes);
       auto swizzled = [&](Value row, Value col) -> Value {
         Value chunk = arith::DivUIOp::create(b, loc, col, e.idx(perLane));
