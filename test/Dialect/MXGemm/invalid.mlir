@@ -435,3 +435,15 @@ func.func @staging_row_bytes(%acc: vector<16xf32>, %y: memref<65536xbf16>,
        n = 256 : i64} : vector<16xf32>, memref<65536xbf16>
   return
 }
+
+// -----
+
+func.func @staging_dynamic(%acc: vector<16xf32>, %y: memref<65536xbf16>,
+    %buf: memref<?x32x64xbf16, #gpu.address_space<workgroup>>, %i: index) {
+  // expected-error @+1 {{staging buffer must have a static shape}}
+  mxgemm.store_tile %acc, %y [%i, %i, %i]
+      staging(%buf : memref<?x32x64xbf16, #gpu.address_space<workgroup>>)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       n = 256 : i64} : vector<16xf32>, memref<65536xbf16>
+  return
+}
