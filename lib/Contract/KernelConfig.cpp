@@ -53,8 +53,8 @@ constexpr std::array<std::string_view, 4> kStagingNames = {
     "direct", "lds_async", "lds_sync", "packed_registers"};
 constexpr std::array<std::string_view, 3> kLdsLayoutNames = {"plain", "padded",
                                                              "xor"};
-constexpr std::array<std::string_view, 2> kScheduleNames = {"default",
-                                                            "interleave"};
+constexpr std::array<std::string_view, 3> kScheduleNames = {
+    "default", "interleave", "pingpong"};
 constexpr std::array<std::string_view, 2> kBoolNames = {"false", "true"};
 } // namespace
 
@@ -175,6 +175,22 @@ ErrorMessage contract::verifyConfig(const KernelConfig &c,
     return Message() << "stages = " << c.stages
                      << " pipelines LDS buffers, but neither operand is "
                         "staged through LDS";
+  if (c.schedule == Schedule::PingPong) {
+    // Two waves per SIMD take turns: one issues its LDS reads and refills
+    // while the other runs its MFMA cluster (docs/Design.md, ping-pong).
+    if (c.numWaves() != 2 * t.simdsPerCu || c.split != 1)
+      return Message() << "schedule = pingpong needs " << 2 * t.simdsPerCu
+                       << " waves (two per SIMD) and split = 1, got "
+                       << c.wavesM << " x " << c.wavesN
+                       << " waves and split = " << c.split;
+    if (c.stageX != Staging::LdsAsync || c.stageW != Staging::LdsAsync ||
+        c.stages < 3)
+      return Message() << "schedule = pingpong needs stage_x = stage_w = "
+                          "lds_async and stages >= 3 (a wave refills a slot "
+                          "while the other group still reads the one "
+                          "before), got stages = "
+                       << c.stages;
+  }
   if (c.wavesPerEU < 0 || c.wavesPerEU > t.maxWavesPerSimd)
     return Message() << "waves_per_eu must be in 0.." << t.maxWavesPerSimd
                      << ", got " << c.wavesPerEU;

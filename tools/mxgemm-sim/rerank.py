@@ -11,6 +11,10 @@ Candidates (docs/Tuning.md), all with the 32x32x64 MFMA:
   E256  E128 with tile_k = 256 (the engram entry)
   F     256x256x128, 2x4 waves (8 waves, two per SIMD), X and W lds_async
         into XOR-swizzled LDS, 2 stages, interleave, groups + XCD remap
+  P3    256x256x64, 2x4 waves in ping-pong (two groups of four take turns
+        between LDS reads and MFMAs), X and W lds_async into XOR-swizzled
+        LDS, 3 stages, groups + XCD remap
+  P4    P3 with 4 stages
 Each is compiled with mxgemm-compile and simulated at one M; every time is a
 PREDICTION.
 
@@ -35,6 +39,10 @@ STAGED = (SQUARE + ", stage_x = lds_async, stage_w = lds_async, "
 PACKED = ("tile_m = 128, tile_n = 256, waves_m = 1, waves_n = 4, "
           "mfma = m32n32k64, stage_x = lds_async, stage_w = packed_registers, "
           "stages = 2, lds_layout = padded, schedule = interleave, " + GROUPED)
+PINGPONG = ("tile_m = 256, tile_n = 256, tile_k = 64, waves_m = 2, "
+            "waves_n = 4, mfma = m32n32k64, stage_x = lds_async, "
+            "stage_w = lds_async, lds_layout = xor, schedule = pingpong, " +
+            GROUPED)
 CANDIDATES = {
     "A": SQUARE,
     "B": STAGED + ", stages = 1",
@@ -45,6 +53,8 @@ CANDIDATES = {
     "F": "tile_m = 256, tile_n = 256, tile_k = 128, waves_m = 2, waves_n = 4, "
          "mfma = m32n32k64, stage_x = lds_async, stage_w = lds_async, "
          "stages = 2, lds_layout = xor, schedule = interleave, " + GROUPED,
+    "P3": PINGPONG + ", stages = 3",
+    "P4": PINGPONG + ", stages = 4",
 }
 
 

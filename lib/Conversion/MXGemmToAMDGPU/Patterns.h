@@ -37,6 +37,10 @@ bool isLdsCopy(Operation *op);
 /// True if `op` is a ring barrier or the last op of a lowered one
 /// (SyncToAMDGPU.cpp).
 bool endsRingBarrier(Operation *op);
+/// The turn of a ping-pong wave between its LDS reads and its MFMAs: wait
+/// for all but `pendingLoads` vector-memory loads, s_barrier, raise the
+/// priority (SyncToAMDGPU.cpp, WaveMmaOp).
+void emitPingPongTurn(OpBuilder &b, Location loc, int64_t pendingLoads);
 
 /// mxgemm.wave_mma (WaveMmaToMfma.cpp).
 void populateWaveMmaToMfmaPatterns(RewritePatternSet &patterns,

@@ -69,6 +69,25 @@ public:
 
 } // namespace
 
+void emitPingPongTurn(OpBuilder &b, Location loc, int64_t pendingLoads) {
+  // sched_barrier(0): nothing may be scheduled across the turn, not even
+  // the MFMAs, which no fence orders.
+  auto schedBarrier = [&] {
+    ROCDL::SchedBarrier::create(b, loc, b.getI32IntegerAttr(0));
+  };
+  amdgpu::MemoryCounterWaitOp::create(
+      b, loc, b.getI32IntegerAttr(pendingLoads), /*store=*/nullptr,
+      /*ds=*/nullptr, /*exp=*/nullptr, /*tensor=*/nullptr);
+  schedBarrier();
+  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release,
+                        kRingBarrierSyncScope);
+  ROCDL::SBarrierOp::create(b, loc);
+  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire,
+                        kRingBarrierSyncScope);
+  schedBarrier();
+  ROCDL::SetPrioOp::create(b, loc, b.getI16IntegerAttr(1));
+}
+
 bool endsRingBarrier(Operation *op) {
   if (isa<RingBarrierOp>(op))
     return true;

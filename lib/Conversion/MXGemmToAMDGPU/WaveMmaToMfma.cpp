@@ -14,6 +14,8 @@
 #include "mxgemm/Contract/WeightPanels.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
 using namespace mlir;
 
 namespace mxgemm {
@@ -140,17 +142,15 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
           scale(wsWide[j], adaptor.getWScales(), wsRowBase[j]));
     }
   };
+  std::optional<uint64_t> pingpongPending = op.getPingpongPending();
   if (hoistLoads) {
     for (int64_t step = 0; step < steps; ++step)
       loadGlobals(step);
-    b.setInsertionPoint(op);
+    if (!pingpongPending)
+      b.setInsertionPoint(op);
   }
-  for (int64_t step = 0; step < steps; ++step) {
-    if (!hoistLoads)
-      loadGlobals(step);
+  auto loadLdsOperands = [&](int64_t step) {
     SmallVector<Value> &a = aOf[step], &bOp = bOf[step];
-    SmallVector<MfmaEmitter::StepScale> &aScale = aScaleOf[step],
-                                        &bScale = bScaleOf[step];
     for (int64_t i = 0; i < blocksM; ++i)
       if (!a[i])
         a[i] = e.loadOperandFromLds(adaptor.getXTile(), tileRow[i],
@@ -159,6 +159,34 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
       if (!bOp[j])
         bOp[j] = e.loadOperandFromLds(adaptor.getWTile(), tileRow[j],
                                       step * kStep, op.getXorSwizzle());
+  };
+  if (pingpongPending) {
+    // Every read of the tile, ahead of the refills when there are any, and
+    // waited for before them: an LDS-DMA takes an lgkmcnt slot for LLVM 22
+    // and the emulator (not for the hardware, LLVM PR 179305), so a later
+    // lgkmcnt(0) would also wait for the refills' data. Then the turn: the
+    // wait for the next tile's copies and the barrier the other group meets
+    // at the start of its reads, and the MFMAs at raised priority.
+    for (int64_t step = 0; step < steps; ++step) {
+      if (!hoistLoads)
+        loadGlobals(step);
+      loadLdsOperands(step);
+    }
+    amdgpu::MemoryCounterWaitOp::create(
+        b, loc, /*load=*/nullptr, /*store=*/nullptr,
+        /*ds=*/b.getI32IntegerAttr(0), /*exp=*/nullptr, /*tensor=*/nullptr);
+    b.setInsertionPoint(op);
+    emitPingPongTurn(b, loc, *pingpongPending);
+  }
+  for (int64_t step = 0; step < steps; ++step) {
+    if (!pingpongPending) {
+      if (!hoistLoads)
+        loadGlobals(step);
+      loadLdsOperands(step);
+    }
+    SmallVector<Value> &a = aOf[step], &bOp = bOf[step];
+    SmallVector<MfmaEmitter::StepScale> &aScale = aScaleOf[step],
+                                        &bScale = bScaleOf[step];
     for (int64_t i = 0; i < blocksM; ++i) {
       for (int64_t j = 0; j < blocksN; ++j) {
         int64_t offset = (i * blocksN + j) * accPer;
@@ -181,6 +209,8 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
       }
     }
   }
+  if (pingpongPending)
+    ROCDL::SetPrioOp::create(b, loc, b.getI16IntegerAttr(0));
   rewriter.replaceOp(op, acc);
   count(&MXGemmToAMDGPUCounts::mfmas, steps * blocksM * blocksN);
   count(&MXGemmToAMDGPUCounts::hoistedMmas, hoistLoads ? 1 : 0);

@@ -105,6 +105,21 @@
 
 // -----
 
+// expected-error @+1 {{schedule = pingpong needs 8 waves (two per SIMD) and split = 1, got 2 x 2 waves and split = 1}}
+#c = #mxgemm.config<stage_x = lds_async, stage_w = lds_async, stages = 3, schedule = pingpong>
+
+// -----
+
+// expected-error @+1 {{schedule = pingpong needs stage_x = stage_w = lds_async and stages >= 3 (a wave refills a slot while the other group still reads the one before), got stages = 2}}
+#c = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 64, waves_m = 2, waves_n = 4, stage_x = lds_async, stage_w = lds_async, stages = 2, schedule = pingpong>
+
+// -----
+
+// expected-error @+1 {{schedule = pingpong needs stage_x = stage_w = lds_async}}
+#c = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 64, waves_m = 2, waves_n = 4, stage_x = lds_async, stage_w = packed_registers, stages = 3, schedule = pingpong>
+
+// -----
+
 // expected-error @+1 {{waves_per_eu must be in 0..8, got 9}}
 #c = #mxgemm.config<waves_per_eu = 9>
 

@@ -37,7 +37,9 @@ static_assert(int(LdsLayout::Plain) == int(contract::LdsLayout::Plain) &&
               int(LdsLayout::Padded) == int(contract::LdsLayout::Padded) &&
               int(LdsLayout::Xor) == int(contract::LdsLayout::Xor));
 static_assert(int(Schedule::Default) == int(contract::Schedule::Default) &&
-              int(Schedule::Interleave) == int(contract::Schedule::Interleave));
+              int(Schedule::Interleave) ==
+                  int(contract::Schedule::Interleave) &&
+              int(Schedule::PingPong) == int(contract::Schedule::PingPong));
 
 contract::ScaleGranularity mxgemm::toContract(WeightScaleGranularity g) {
   return g == WeightScaleGranularity::PerRow

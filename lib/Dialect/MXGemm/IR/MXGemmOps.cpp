@@ -120,6 +120,10 @@ LogicalResult WaveMmaOp::verify() {
   if (getWPanels() && getWTile())
     return emitOpError("W comes either from MFMA panels (w_panels) or from "
                        "an LDS tile (w_tile), not both");
+  if (getPingpongPending() && (!getXTile() || !getWTile()))
+    return emitOpError("pingpong_pending needs both operands in LDS "
+                       "(x_tile and w_tile): the turn separates LDS reads "
+                       "from MFMAs");
   return success();
 }
 

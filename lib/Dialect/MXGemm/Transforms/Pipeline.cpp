@@ -19,6 +19,17 @@
 // past the MMA's own loads (a conditional refill makes it assume none were
 // issued and wait for everything).
 //
+// schedule = pingpong (8 waves, two per SIMD) staggers two groups of four
+// waves, one wave of each per SIMD, by half an iteration, so that one group
+// issues its LDS reads and refills while the other runs its MFMAs. Each
+// iteration has two barriers: the publishing one, then the turn inside the
+// MMA (WaveMmaOp's `pingpong_pending`), before which a wave has waited for
+// its copies of tile t+1 and its LDS reads of tile t. Group B passes one
+// barrier before the loop and group A one after it, so that A's turn meets
+// B's publishing barrier and the other way round. Both groups have read
+// tile t-1 before the barrier that lets either refill its slot, and the
+// refill of slot (t-1) % N never meets a read of tile t or t+1 for N >= 3.
+//
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
@@ -37,6 +48,10 @@ namespace mxgemm {
 
 namespace {
 
+/// Waves of one ping-pong group: one per SIMD (waves are dealt to SIMDs
+/// round-robin), so that each SIMD runs one wave of each group.
+constexpr int64_t kPingPongGroupWaves = target::kGFX950.simdsPerCu;
+
 std::optional<int64_t> constantIndex(Value v) {
   if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
     return c.value();
@@ -45,7 +60,8 @@ std::optional<int64_t> constantIndex(Value v) {
 
 /// Pipelines `loop` `stages` deep; returns the number of copies issued in
 /// the prologue.
-FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages) {
+FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
+                                bool pingpong) {
   SmallVector<CopyToLdsOp> copies(loop.getBody()->getOps<CopyToLdsOp>());
   if (copies.empty())
     return 0;
@@ -105,9 +121,38 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages) {
   Value slot = arith::RemUIOp::create(b, loc, tile, idx(stages));
   stage.replaceUsesWithIf(
       slot, [&](OpOperand &use) { return loop->isAncestor(use.getOwner()); });
-  b.setInsertionPoint(wait);
-  WaitCopiesOp::create(b, loc,
-                       b.getI64IntegerAttr((stages - 2) * loadsPerTile));
+  const int64_t pending = (stages - 2) * loadsPerTile;
+  if (pingpong) {
+    SmallVector<WaveMmaOp> mmas(loop.getBody()->getOps<WaveMmaOp>());
+    if (mmas.size() != 1 || !mmas.front().getXTile() ||
+        !mmas.front().getWTile())
+      return loop.emitOpError("schedule = pingpong needs one mxgemm.wave_mma "
+                              "per K tile with both operands in LDS");
+    // The MMA's turn waits for tile t+1; tile 0 is waited for here.
+    mmas.front().setPingpongPending(pending);
+    OpBuilder pre(loop);
+    WaitCopiesOp::create(pre, loc, pre.getI64IntegerAttr(pending));
+    Value wave = arith::DivUIOp::create(
+        pre, loc, gpu::ThreadIdOp::create(pre, loc, gpu::Dimension::x),
+        arith::ConstantIndexOp::create(pre, loc, 64));
+    Value groupB = arith::CmpIOp::create(
+        pre, loc, arith::CmpIPredicate::uge, wave,
+        arith::ConstantIndexOp::create(pre, loc, kPingPongGroupWaves));
+    auto lead = scf::IfOp::create(pre, loc, groupB);
+    pre.setInsertionPointToStart(lead.thenBlock());
+    RingBarrierOp::create(pre, loc);
+    pre.setInsertionPointAfter(loop);
+    auto trail = scf::IfOp::create(
+        pre, loc,
+        arith::XOrIOp::create(
+            pre, loc, groupB,
+            arith::ConstantIntOp::create(pre, loc, pre.getI1Type(), 1)));
+    pre.setInsertionPointToStart(trail.thenBlock());
+    RingBarrierOp::create(pre, loc);
+  } else {
+    b.setInsertionPoint(wait);
+    WaitCopiesOp::create(b, loc, b.getI64IntegerAttr(pending));
+  }
   wait.erase();
 
   b.setInsertionPointAfter(publish);
@@ -124,9 +169,10 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages) {
     c.getK0Mutable().assign(aheadK);
   }
   release.erase();
-  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": " << stages << " stages, "
+  LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": " << stages << " stages"
+                          << (pingpong ? " (ping-pong)" : "") << ", "
                           << copies.size() << " copies per tile, wait vmcnt("
-                          << (stages - 2) * loadsPerTile << ")\n");
+                          << pending << ")\n");
   return (stages - 1) * static_cast<int64_t>(copies.size());
 }
 
@@ -134,24 +180,32 @@ struct MXGemmPipelinePass
     : public impl::MXGemmPipelineBase<MXGemmPipelinePass> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<std::pair<scf::ForOp, int64_t>> loops;
+    SmallVector<std::tuple<scf::ForOp, int64_t, bool>> loops;
     getOperation()->walk([&](gpu::GPUFuncOp kernel) {
       int64_t n = stages;
-      if (auto config = kernel->getAttrOfType<ConfigAttr>("mxgemm.config"))
+      bool pingpong = false;
+      if (auto config = kernel->getAttrOfType<ConfigAttr>("mxgemm.config")) {
         n = stages > 0 ? stages : config.getStages();
+        pingpong = config.getSchedule() == Schedule::PingPong;
+      }
       kernel.walk([&](scf::ForOp loop) {
         if (!loop.getBody()->getOps<CopyToLdsOp>().empty())
-          loops.push_back({loop, n});
+          loops.push_back({loop, n, pingpong});
       });
     });
-    for (auto [loop, n] : loops) {
+    for (auto [loop, n, pingpong] : loops) {
+      if (pingpong && n < 3) {
+        loop.emitOpError("schedule = pingpong needs at least 3 stages, got ")
+            << n;
+        return signalPassFailure();
+      }
       if (n < 1 || n > 4) {
         loop.emitOpError("pipeline depth must be in 1..4, got ") << n;
         return signalPassFailure();
       }
       if (n == 1)
         continue;
-      FailureOr<int64_t> prologueCopies = pipelineLoop(loop, n);
+      FailureOr<int64_t> prologueCopies = pipelineLoop(loop, n, pingpong);
       if (failed(prologueCopies))
         return signalPassFailure();
       ++numPipelinedLoops;

@@ -150,10 +150,10 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     Value next = WaveMmaOp::create(
         b, loc, accType, x, xs, w, ws, acc, row0, col0, kLoop.getInductionVar(),
         m, /*x_tile=*/Value(), /*w_tile=*/Value(), /*xor_swizzle=*/UnitAttr(),
-        /*w_panels=*/UnitAttr(), MfmaShapeAttr::get(ctx, config.getMfma()),
-        b.getI64IntegerAttr(waveM), b.getI64IntegerAttr(waveN),
-        b.getI64IntegerAttr(config.getTileK()), b.getI64IntegerAttr(k),
-        op.getWScaleAttr());
+        /*w_panels=*/UnitAttr(), /*pingpong_pending=*/IntegerAttr(),
+        MfmaShapeAttr::get(ctx, config.getMfma()), b.getI64IntegerAttr(waveM),
+        b.getI64IntegerAttr(waveN), b.getI64IntegerAttr(config.getTileK()),
+        b.getI64IntegerAttr(k), op.getWScaleAttr());
     scf::YieldOp::create(b, loc, next);
   }
   StoreTileOp::create(b, loc, kLoop.getResult(0), y, row0, col0, m,

@@ -59,7 +59,10 @@ def MXGemm_Schedule : I32EnumAttr<"Schedule",
       // Leave the order to the LLVM scheduler.
       I32EnumAttrCase<"Default", 0, "default">,
       // Interleave loads with the MFMA chain via sched-group barriers.
-      I32EnumAttrCase<"Interleave", 1, "interleave">]> {
+      I32EnumAttrCase<"Interleave", 1, "interleave">,
+      // Two groups of four waves (one per SIMD each) take turns: one issues
+      // LDS reads and refills while the other runs its MFMA cluster.
+      I32EnumAttrCase<"PingPong", 2, "pingpong">]> {
   let cppNamespace = "::mxgemm";
   let genSpecializedAttr = 0;
 }
@@ -106,7 +109,7 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     | `lds_layout` | `plain`, `padded` or `xor` (bank-conflict avoidance) [plain] |
     | `split` | independent programs per logical tile along M [1] |
     | `waves_per_eu` | occupancy hint, 0 = none [0] |
-    | `schedule` | `default` or `interleave` [default] |
+    | `schedule` | `default`, `interleave` or `pingpong` (8 waves, two per SIMD, taking turns between LDS reads and MFMAs) [default] |
 
     Example (the `wq_b` plan of the case table):
 

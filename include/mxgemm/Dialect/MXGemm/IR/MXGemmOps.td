@@ -145,6 +145,17 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     operand bytes of an MFMA step with one contiguous global load straight
     into the MFMA operand registers, with no LDS and no per-lane gather.
 
+    With `pingpong_pending` (set by `mxgemm-pipeline` for `schedule =
+    pingpong`), the wave's turn changes between its LDS reads and its MFMAs:
+    all LDS reads of the tile are issued first, ahead of the refill copies
+    of the pipelined loop, and waited for (`s_waitcnt lgkmcnt(0)`) before
+    the copies, so that the wait does not include the copies' LDS-DMA;
+    then `s_waitcnt vmcnt(pingpong_pending)` (the wave's copies of the next
+    tile have landed) and a workgroup `s_barrier` that the other wave group
+    reaches at the start of its own reads; the MFMAs then run at raised
+    priority (`s_setprio 1`) while the other group reads. `sched_barrier`s
+    keep LLVM from moving anything across the turn.
+
     `acc` holds the accumulators of the `wave_m / mfma_m x wave_n / mfma_n`
     MFMA blocks in block-row-major order, each in the transposed D layout of
     docs/Design.md section 9 (W is the MFMA's A operand: lane `l` holds row
@@ -173,6 +184,7 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
                    Optional<MXGemm_LdsTile>:$w_tile,
                    UnitAttr:$xor_swizzle,
                    UnitAttr:$w_panels,
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$pingpong_pending,
                    MXGemm_MfmaShapeAttr:$mfma,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_m,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_n,

@@ -171,6 +171,16 @@ def MXGemmPipeline : Pass<"mxgemm-pipeline"> {
     waitcnt insertion keep the copies in flight past the MMA's own loads.
     N = 1 leaves the loop alone.
 
+    With `schedule = pingpong` (8 waves, two per SIMD, both operands in LDS,
+    N >= 3) the two groups of four waves (one wave of each per SIMD) run
+    half an iteration apart: the wait moves into the MMA's turn
+    (`pingpong_pending` of `mxgemm.wave_mma`: the wave's copies of tile
+    t+1, then a barrier between its LDS reads and its MFMAs), tile 0 is
+    waited for before the loop, and a conditional `mxgemm.ring_barrier`
+    before the loop (group B) and after it (group A) staggers the groups, so
+    that one group's turn meets the other's publishing barrier: one group
+    reads LDS and refills while the other runs its MFMAs.
+
     Example: `mxgemm-opt --mxgemm-tile --mxgemm-stage-copies --mxgemm-pipeline in.mlir`.
   }];
   let options = [
