@@ -15,6 +15,7 @@ Candidates (docs/Tuning.md), all with the 32x32x64 MFMA:
         between LDS reads and MFMAs), X and W lds_async into XOR-swizzled
         LDS, 3 stages, groups + XCD remap
   P4    P3 with 4 stages
+  Q3    P3 with 4x2 waves (each 64x128: half the X-scale loads of 2x4)
 Each is compiled with mxgemm-compile and simulated at one M; every time is a
 PREDICTION.
 
@@ -55,6 +56,8 @@ CANDIDATES = {
          "stages = 2, lds_layout = xor, schedule = interleave, " + GROUPED,
     "P3": PINGPONG + ", stages = 3",
     "P4": PINGPONG + ", stages = 4",
+    "Q3": PINGPONG.replace("waves_m = 2, waves_n = 4",
+                           "waves_m = 4, waves_n = 2") + ", stages = 3",
 }
 
 
