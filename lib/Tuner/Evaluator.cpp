@@ -38,6 +38,8 @@ const char *tuner::evalStatusName(EvalStatus status) {
     return "simulation-failed";
   case EvalStatus::WorkerFailed:
     return "worker-failed";
+  case EvalStatus::Duplicate:
+    return "duplicate";
   }
   return "?";
 }
@@ -71,7 +73,11 @@ std::string tuner::requestToJson(const EvalRequest &r) {
   ljson::Array ms;
   for (int64_t m : r.ms)
     ms.push_back(m);
+  ljson::Array known;
+  for (const std::string &h : r.knownCodeObjects)
+    known.push_back(h);
   ljson::Object o{
+      {"known", std::move(known)},
       {"n", p.n},
       {"k", p.k},
       {"x_format", std::string(contract::elementTypeName(p.xType))},
@@ -145,6 +151,10 @@ Expected<EvalRequest> tuner::requestFromJson(StringRef text) {
       return fail("request: ms must be integers");
     r.ms.push_back(*mv);
   }
+  if (const ljson::Array *known = o->getArray("known"))
+    for (const ljson::Value &h : *known)
+      if (std::optional<StringRef> s = h.getAsString())
+        r.knownCodeObjects.push_back(s->str());
   r.mode = str("mode") == "full" ? SimMode::Full : SimMode::Screen;
   r.kernelName = str("kernel");
   r.exportPath = str("export");
@@ -195,7 +205,7 @@ Expected<EvalResult> tuner::resultFromJson(StringRef text) {
     return s ? s->str() : std::string();
   };
   int64_t status = integer(*o, "status");
-  if (status < 0 || status > int64_t(EvalStatus::WorkerFailed))
+  if (status < 0 || status > int64_t(EvalStatus::Duplicate))
     return fail("result: bad status");
   r.status = EvalStatus(status);
   r.message = string(*o, "message");
@@ -302,6 +312,12 @@ EvalResult tuner::evaluate(const EvalRequest &request) {
     result.message = std::to_string(res.vgprSpillCount) + " VGPR and " +
                      std::to_string(res.sgprSpillCount) + " SGPR spills, " +
                      std::to_string(res.scratchBytes) + " bytes of scratch";
+    return result;
+  }
+
+  if (llvm::is_contained(request.knownCodeObjects, desc.codeObjectSha256)) {
+    result.status = EvalStatus::Duplicate;
+    result.message = "same code object as an earlier candidate";
     return result;
   }
 

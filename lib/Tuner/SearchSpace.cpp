@@ -163,15 +163,21 @@ uint64_t SearchSpace::enumerate(const Point &base,
 
 Point SearchSpace::mutate(const Point &parent, Rng &rng) const {
   Point child = parent;
-  unsigned changes = 1 + unsigned(rng.below(2));
+  // Axes with a choice; one or two distinct ones change.
+  std::vector<size_t> free;
+  for (size_t i = 0; i < table.size(); ++i)
+    if (table[i].values.size() > 1)
+      free.push_back(i);
+  unsigned changes =
+      std::min<unsigned>(1 + unsigned(rng.below(2)), unsigned(free.size()));
   for (unsigned c = 0; c < changes; ++c) {
-    size_t i = size_t(rng.below(table.size()));
-    size_t n = table[i].values.size();
-    if (n < 2)
-      continue;
+    size_t pick = size_t(rng.below(free.size()));
+    size_t i = free[pick];
+    free.erase(free.begin() + pick);
     // Another value of the axis, uniformly.
+    size_t n = table[i].values.size();
     uint8_t v = uint8_t(rng.below(n - 1));
-    child[i] = v >= child[i] ? uint8_t(v + 1) : v;
+    child[i] = v >= parent[i] ? uint8_t(v + 1) : v;
   }
   return child;
 }

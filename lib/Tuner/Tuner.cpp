@@ -171,8 +171,10 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
 
   // The population starts from the baseline, the seeds and random points.
   std::vector<Candidate> pending;
+  std::vector<std::string> known; // code objects already screened
+  uint64_t budgetUsed = 0;        // candidates screened, duplicates not
   auto propose = [&](const KernelConfig &c, std::string origin) {
-    if (cands.size() + pending.size() >= options.budget)
+    if (budgetUsed + pending.size() >= options.budget)
       return false;
     if (space.prune(problem, c, target)) {
       ++report.mutantsPruned;
@@ -208,15 +210,34 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
 
   auto runScreen = [&] {
     std::vector<EvalRequest> requests;
-    for (const Candidate &c : pending)
+    for (const Candidate &c : pending) {
       requests.push_back({problem, c.config, allMs, SimMode::Screen});
+      requests.back().knownCodeObjects = known;
+    }
     std::vector<EvalResult> results =
         evaluateInWorkers(executable, requests, options.jobs, workDir);
     for (size_t i = 0; i < pending.size(); ++i) {
       Candidate c = std::move(pending[i]);
       c.screen = std::move(results[i]);
       ++report.outcomes[c.screen.status];
-      ++report.screened;
+      if (c.screen.status == EvalStatus::Duplicate) {
+        // Same kernel as an earlier candidate: same predictions. The
+        // earlier one ranks first on ties, so the copy is never chosen.
+        for (const Candidate &d : cands)
+          if (d.screen.codeObjectSha256 == c.screen.codeObjectSha256 &&
+              d.screen.status != EvalStatus::Duplicate) {
+            c.origin +=
+                ", same code object as #" + std::to_string(&d - cands.data());
+            EvalResult copy = d.screen;
+            c.screen = std::move(copy);
+            break;
+          }
+      } else {
+        ++budgetUsed;
+        ++report.screened;
+        if (!c.screen.codeObjectSha256.empty())
+          known.push_back(c.screen.codeObjectSha256);
+      }
       log << formatv("#{0} [{1}] {2}\n    ", cands.size(), c.origin,
                      contract::formatConfigBody(c.config));
       if (c.screen.status == EvalStatus::Simulated) {
@@ -236,7 +257,9 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
 
   // Generations: mutants of the best candidates at each sampled M.
   const unsigned batch = std::max(2u, options.jobs * 2);
-  while (cands.size() < options.budget &&
+  // Duplicates cost a compile each; a space that yields only duplicates
+  // ends the search.
+  while (budgetUsed < options.budget && cands.size() < 4 * options.budget &&
          (options.maxMinutes == 0 || minutes() < options.maxMinutes)) {
     std::vector<size_t> parents;
     for (int64_t m : allMs) {

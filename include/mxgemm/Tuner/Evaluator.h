@@ -48,6 +48,9 @@ struct EvalRequest {
   /// When set, the code object is written here and its descriptor beside
   /// it (`<path>.json`), as mxgemm-compile writes them.
   std::string exportPath;
+  /// SHA-256 of code objects already simulated: a config that compiles to
+  /// one of them (a knob the compiler ignores here) is not simulated again.
+  std::vector<std::string> knownCodeObjects;
 };
 
 /// The simulator's prediction at one M.
@@ -66,6 +69,7 @@ enum class EvalStatus : uint8_t {
   Spills = 2,        // registers spilled or scratch used: not simulated
   SimulationFailed = 3,
   WorkerFailed = 4, // the worker process crashed or wrote no result
+  Duplicate = 5,    // same code object as an earlier candidate
 };
 const char *evalStatusName(EvalStatus status);
 
