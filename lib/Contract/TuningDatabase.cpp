@@ -51,7 +51,7 @@ void readPrediction(const Json &value, const std::string &path, TuningEntry &e,
   ObjectReader r(value, path, error);
   r.onlyFields({"m", "prediction", "time_us", "tflops", "mfma_utilisation",
                 "grid_efficiency", "workgroups", "workgroups_per_cu", "limiter",
-                "target_hash"});
+                "target_hash", "sampling"});
   TuningPrediction p;
   std::string source;
   r.integer("m", p.m);
@@ -64,10 +64,13 @@ void readPrediction(const Json &value, const std::string &path, TuningEntry &e,
   r.integer("workgroups_per_cu", p.workgroupsPerCu);
   r.string("limiter", p.limiter);
   r.string("target_hash", p.targetHash);
+  r.string("sampling", p.sampling);
   if (error)
     return;
   if (source != kPredictionSource)
     r.fail("prediction", "expected '" + std::string(kPredictionSource) + "'");
+  else if (p.sampling != "all-xcds" && p.sampling != "xcd0-only")
+    r.fail("sampling", "expected all-xcds or xcd0-only");
   else if (p.m < e.mMin || p.m > e.mMax)
     r.fail("m", std::to_string(p.m) + " is outside the entry's m_range");
   else if (!(p.timeUs > 0) || p.tflops < 0 || p.mfmaUtilisation < 0 ||
@@ -128,7 +131,8 @@ std::string TuningDatabase::toJson(std::string_view comment) const {
                              {"workgroups", q.workgroups},
                              {"workgroups_per_cu", q.workgroupsPerCu},
                              {"limiter", q.limiter},
-                             {"target_hash", q.targetHash}});
+                             {"target_hash", q.targetHash},
+                             {"sampling", q.sampling}});
       j["predicted"] = std::move(preds);
     }
     list.push_back(std::move(j));

@@ -173,7 +173,8 @@ std::string tuner::resultToJson(const EvalResult &r) {
                                   {"workgroups", p.workgroups},
                                   {"workgroups_per_cu", p.workgroupsPerCu},
                                   {"rounds", p.rounds},
-                                  {"grid_efficiency", p.gridEfficiency}});
+                                  {"grid_efficiency", p.gridEfficiency},
+                                  {"all_xcds", p.allXcds}});
   ljson::Object o{
       {"status", int64_t(r.status)},     {"message", r.message},
       {"vgpr_count", r.vgprCount},       {"agpr_count", r.agprCount},
@@ -232,6 +233,7 @@ Expected<EvalResult> tuner::resultFromJson(StringRef text) {
       m.workgroupsPerCu = integer(*p, "workgroups_per_cu");
       m.rounds = integer(*p, "rounds");
       m.gridEfficiency = number(*p, "grid_efficiency");
+      m.allXcds = p->getBoolean("all_xcds").value_or(false);
       r.predictions.push_back(std::move(m));
     }
   return r;
@@ -362,6 +364,7 @@ EvalResult tuner::evaluate(const EvalRequest &request) {
     mp.targetHash = p->targetHash;
     mp.workgroups = int64_t(p->numWorkgroups);
     mp.workgroupsPerCu = p->occupancy;
+    mp.allXcds = options.traceAllXcds;
     mp.gridEfficiency = gridEfficiency(mp.workgroups, target.numCus,
                                        mp.workgroupsPerCu, &mp.rounds);
     result.predictions.push_back(std::move(mp));

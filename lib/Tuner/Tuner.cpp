@@ -52,8 +52,6 @@ ErrorMessage tuner::validateOptions(const TuneOptions &o) {
     return std::string("--max-minutes must not be negative");
   if (o.jobs < 1 || o.jobs > 64)
     return std::string("--jobs must be in 1..64");
-  if (o.confirm < 1)
-    return std::string("--confirm must be at least 1");
   return std::nullopt;
 }
 
@@ -335,7 +333,9 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
                  ? screenedTime(c, r.samples)
                  : infinity();
     });
-    for (size_t i = 0; i < order.size() && i < options.confirm; ++i)
+    // --confirm 0: the screened predictions decide and are recorded.
+    for (size_t i = 0; i < order.size() && i < std::max(1u, options.confirm);
+         ++i)
       confirmed[ri].push_back(order[i]);
     if (options.baseline && cands[0].screen.status == EvalStatus::Simulated &&
         std::find(confirmed[ri].begin(), confirmed[ri].end(), 0) ==
@@ -346,36 +346,36 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
         wantFull(c, m);
   }
   {
-    // One request per candidate with all its Ms: one compile each.
-    std::vector<size_t> order;
-    for (auto &[c, m] : fullRuns)
-      if (std::find(order.begin(), order.end(), c) == order.end())
-        order.push_back(c);
+    // One request per (candidate, M): full simulations take minutes, so
+    // they are what must run in parallel; a compile is under a second.
     std::vector<EvalRequest> requests;
-    for (size_t c : order) {
-      EvalRequest req{problem, cands[c].config, {}, SimMode::Full};
-      for (auto &[cc, m] : fullRuns)
-        if (cc == c)
-          req.ms.push_back(m);
-      requests.push_back(std::move(req));
+    for (auto &[c, m] : fullRuns)
+      requests.push_back({problem, cands[c].config, {m}, SimMode::Full});
+    if (options.confirm == 0) {
+      for (auto &[c, m] : fullRuns)
+        for (const MPrediction &p : cands[c].screen.predictions)
+          if (p.m == m)
+            cands[c].full[m] = p;
+      requests.clear();
+      fullRuns.clear();
     }
-    log << formatv("confirming {0} candidates with full simulations ({1} "
-                   "runs)\n",
-                   order.size(), fullRuns.size());
+    if (!fullRuns.empty())
+      log << formatv("confirming with {0} full simulations\n", fullRuns.size());
     log.flush();
     std::vector<EvalResult> results =
         evaluateInWorkers(executable, requests, options.jobs, workDir);
-    for (size_t i = 0; i < order.size(); ++i) {
+    for (size_t i = 0; i < fullRuns.size(); ++i) {
+      size_t c = fullRuns[i].first;
       if (results[i].status != EvalStatus::Simulated) {
-        log << formatv("#{0} full simulation: {1}: {2}\n", order[i],
+        log << formatv("#{0} full simulation: {1}: {2}\n", c,
                        evalStatusName(results[i].status), results[i].message);
         continue;
       }
       for (MPrediction &p : results[i].predictions) {
-        log << formatv("#{0} full: {1}\n", order[i], describe(p));
+        log << formatv("#{0} full: {1}\n", c, describe(p));
         ++report.fullSimulations;
         report.targetHash = p.targetHash;
-        cands[order[i]].full[p.m] = std::move(p);
+        cands[c].full[p.m] = std::move(p);
       }
     }
   }
@@ -471,6 +471,7 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
       q.workgroupsPerCu = p.workgroupsPerCu;
       q.limiter = p.limiter;
       q.targetHash = p.targetHash;
+      q.sampling = p.allXcds ? "all-xcds" : "xcd0-only";
       e.predictions.push_back(std::move(q));
     }
     report.entries.push_back(std::move(e));

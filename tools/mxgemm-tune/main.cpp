@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
           {"--jobs", "J", "worker processes (default 2)"},
           {"--confirm", "C",
            "best candidates per range confirmed by a full simulation "
-           "(default 2)"},
+           "(default 2; 0: the screened predictions decide)"},
           {"--work-dir", "DIR", "directory for the workers' files"},
           {"--export", "DIR",
            "also write the chosen code objects, descriptors and manifest"},
@@ -157,8 +157,8 @@ int main(int argc, char **argv) {
                     std::to_string(budget));
   if (jobs < 1 || jobs > 64)
     tool.usageError("--jobs must be in 1..64");
-  if (confirm < 1 || confirm > 64)
-    tool.usageError("--confirm must be in 1..64");
+  if (confirm < 0 || confirm > 64)
+    tool.usageError("--confirm must be in 0..64");
   if (seed < 0)
     tool.usageError("--seed must not be negative");
 
@@ -284,6 +284,7 @@ int main(int argc, char **argv) {
   for (Job &j : jobsList) {
     outs() << "== " << j.options.name << " (N = " << j.options.problem.n
            << ", K = " << j.options.problem.k << ")\n";
+    outs().flush();
     Expected<TuneReport> r = tune(j.options, executable, workDir, outs());
     if (!r) {
       errs() << "mxgemm-tune: error: " << j.options.name << ": "

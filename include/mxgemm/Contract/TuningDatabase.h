@@ -33,6 +33,9 @@ struct TuningPrediction {
   double gridEfficiency = 0;
   int64_t workgroups = 0, workgroupsPerCu = 0;
   std::string limiter, targetHash;
+  /// "all-xcds" (what `mxgemm-sim --m M` predicts) or "xcd0-only" (its
+  /// --xcd0-only: faster, the other XCDs' MALL traffic taken equal).
+  std::string sampling = "all-xcds";
 };
 
 /// One entry: a key, an M range and the config that serves it.

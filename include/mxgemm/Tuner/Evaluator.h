@@ -61,6 +61,8 @@ struct MPrediction {
   int64_t workgroups = 0, workgroupsPerCu = 0, rounds = 0;
   /// workgroups / (rounds x CUs x workgroups per CU).
   double gridEfficiency = 0;
+  /// Every XCD traced (SimMode::Full), or XCD 0 only.
+  bool allXcds = false;
 };
 
 enum class EvalStatus : uint8_t {

@@ -51,7 +51,8 @@ struct TuneOptions {
   double maxMinutes = 0;
   uint64_t seed = 1;
   unsigned jobs = 2;
-  /// Best screened candidates per range confirmed by a full simulation.
+  /// Best screened candidates per range confirmed by a full simulation
+  /// (0: none; the screened predictions decide and are recorded).
   unsigned confirm = 2;
   /// Random points of the space in the first population.
   unsigned initialRandom = 4;
