@@ -169,10 +169,11 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
 
   // The population starts from the baseline, the seeds and random points.
   std::vector<Candidate> pending;
+  // The budget counts candidates; one whose code object was screened
+  // already costs its compile but no simulation.
   std::vector<std::string> known; // code objects already screened
-  uint64_t budgetUsed = 0;        // candidates screened, duplicates not
   auto propose = [&](const KernelConfig &c, std::string origin) {
-    if (budgetUsed + pending.size() >= options.budget)
+    if (cands.size() + pending.size() >= options.budget)
       return false;
     if (space.prune(problem, c, target)) {
       ++report.mutantsPruned;
@@ -231,7 +232,6 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
             break;
           }
       } else {
-        ++budgetUsed;
         ++report.screened;
         if (!c.screen.codeObjectSha256.empty())
           known.push_back(c.screen.codeObjectSha256);
@@ -255,9 +255,7 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
 
   // Generations: mutants of the best candidates at each sampled M.
   const unsigned batch = std::max(2u, options.jobs * 2);
-  // Duplicates cost a compile each; a space that yields only duplicates
-  // ends the search.
-  while (budgetUsed < options.budget && cands.size() < 4 * options.budget &&
+  while (cands.size() < options.budget &&
          (options.maxMinutes == 0 || minutes() < options.maxMinutes)) {
     std::vector<size_t> parents;
     for (int64_t m : allMs) {

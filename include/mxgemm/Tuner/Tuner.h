@@ -44,7 +44,8 @@ struct TuneOptions {
   /// The key's current config: always screened and confirmed, so the
   /// report can compare old and new with the same simulation.
   std::optional<contract::KernelConfig> baseline;
-  /// Candidates screened (baseline and seeds included).
+  /// Candidates per key (baseline and seeds included); one that compiles
+  /// to a code object already screened costs its compile, no simulation.
   uint64_t budget = 24;
   /// Wall-clock limit in minutes (0: none). Stops before the next batch;
   /// the output then depends on the machine's speed.
