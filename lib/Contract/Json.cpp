@@ -2,6 +2,8 @@
 
 #include "Json.h"
 
+#include <cmath>
+
 #include <set>
 #include <vector>
 
@@ -122,6 +124,16 @@ void ObjectReader::boolean(std::string_view key, bool &out) {
       out = v->get<bool>();
     else
       fail(key, "expected true or false, got " + typeName(*v));
+  }
+}
+
+void ObjectReader::number(std::string_view key, double &out) {
+  if (const Json *v = field(key, true)) {
+    if (v->is_number() && std::isfinite(v->get<double>()))
+      out = v->get<double>();
+    else
+      fail(key, "expected a number, got " +
+                    (v->is_number() ? v->dump() : typeName(*v)));
   }
 }
 

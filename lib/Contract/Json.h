@@ -39,6 +39,8 @@ public:
   void integer(std::string_view key, int64_t &out);
   void string(std::string_view key, std::string &out);
   void boolean(std::string_view key, bool &out);
+  /// A finite JSON number (integer or not).
+  void number(std::string_view key, double &out);
   /// Optional fields keep `out` when absent.
   void optionalInteger(std::string_view key, int64_t &out);
   void optionalString(std::string_view key, std::string &out);

@@ -42,7 +42,104 @@ void readKey(const Json &value, const std::string &path, TuningEntry &e,
   else if (ErrorMessage p = validateProblem(e.problem))
     error = path + ": " + *p;
 }
+constexpr std::string_view kPredictionSource = "mxgemm-sim (not a measurement)";
+
+/// One element of an entry's `predicted` array; its M must lie in the
+/// entry's range (read before).
+void readPrediction(const Json &value, const std::string &path, TuningEntry &e,
+                    ErrorMessage &error) {
+  ObjectReader r(value, path, error);
+  r.onlyFields({"m", "prediction", "time_us", "tflops", "mfma_utilisation",
+                "grid_efficiency", "workgroups", "workgroups_per_cu", "limiter",
+                "target_hash", "sampling"});
+  TuningPrediction p;
+  std::string source;
+  r.integer("m", p.m);
+  r.string("prediction", source);
+  r.number("time_us", p.timeUs);
+  r.number("tflops", p.tflops);
+  r.number("mfma_utilisation", p.mfmaUtilisation);
+  r.number("grid_efficiency", p.gridEfficiency);
+  r.integer("workgroups", p.workgroups);
+  r.integer("workgroups_per_cu", p.workgroupsPerCu);
+  r.string("limiter", p.limiter);
+  r.string("target_hash", p.targetHash);
+  r.string("sampling", p.sampling);
+  if (error)
+    return;
+  if (source != kPredictionSource)
+    r.fail("prediction", "expected '" + std::string(kPredictionSource) + "'");
+  else if (p.sampling != "all-xcds" && p.sampling != "xcd0-only")
+    r.fail("sampling", "expected all-xcds or xcd0-only");
+  else if (p.m < e.mMin || p.m > e.mMax)
+    r.fail("m", std::to_string(p.m) + " is outside the entry's m_range");
+  else if (!(p.timeUs > 0) || p.tflops < 0 || p.mfmaUtilisation < 0 ||
+           p.mfmaUtilisation > 1 || p.gridEfficiency < 0 ||
+           p.gridEfficiency > 1 || p.workgroups < 1 || p.workgroupsPerCu < 1)
+    r.fail("time_us", "figures out of range (time_us > 0, utilisation and "
+                      "grid_efficiency in 0..1, workgroups >= 1)");
+  else
+    e.predictions.push_back(std::move(p));
+}
+
+/// The fields formatConfigBody prints, as an ordered JSON object.
+Json configObject(const KernelConfig &c) {
+  Json all = json::configToJson(c);
+  Json defaults = json::configToJson(KernelConfig());
+  Json out = Json::object();
+  for (auto it = all.begin(); it != all.end(); ++it) {
+    int f = findConfigField(it.key());
+    if (f <= findConfigField("mfma") || it.value() != defaults[it.key()])
+      out[it.key()] = it.value();
+  }
+  return out;
+}
 } // namespace
+
+std::string TuningDatabase::toJson(std::string_view comment) const {
+  Json top = Json::object();
+  top["comment"] = std::string(comment);
+  top["format"] = std::string(kFormat);
+  top["version"] = kVersion;
+  Json list = Json::array();
+  for (const TuningEntry &e : entries) {
+    const GemmProblem &p = e.problem;
+    Json j = Json::object();
+    j["name"] = e.name;
+    if (!e.comment.empty())
+      j["comment"] = e.comment;
+    if (!e.note.empty())
+      j["note"] = e.note;
+    j["key"] = Json{{"arch", e.arch},
+                    {"n", p.n},
+                    {"k", p.k},
+                    {"x_format", std::string(elementTypeName(p.xType))},
+                    {"w_format", std::string(elementTypeName(p.wType))},
+                    {"w_scale", std::string(scaleGranularityName(p.wScale))},
+                    {"out_type", std::string(elementTypeName(p.outType))}};
+    j["m_range"] = Json::array({e.mMin, e.mMax});
+    j["config"] = configObject(e.config);
+    if (!e.predictions.empty()) {
+      Json preds = Json::array();
+      for (const TuningPrediction &q : e.predictions)
+        preds.push_back(Json{{"m", q.m},
+                             {"prediction", std::string(kPredictionSource)},
+                             {"time_us", q.timeUs},
+                             {"tflops", q.tflops},
+                             {"mfma_utilisation", q.mfmaUtilisation},
+                             {"grid_efficiency", q.gridEfficiency},
+                             {"workgroups", q.workgroups},
+                             {"workgroups_per_cu", q.workgroupsPerCu},
+                             {"limiter", q.limiter},
+                             {"target_hash", q.targetHash},
+                             {"sampling", q.sampling}});
+      j["predicted"] = std::move(preds);
+    }
+    list.push_back(std::move(j));
+  }
+  top["entries"] = std::move(list);
+  return top.dump(2) + "\n";
+}
 
 ErrorMessage TuningDatabase::parse(std::string_view text, TuningDatabase &out) {
   Json j;
@@ -78,13 +175,16 @@ ErrorMessage TuningDatabase::parse(std::string_view text, TuningDatabase &out) {
       where += " '" + value["name"].get<std::string>() + "'";
     TuningEntry e;
     ObjectReader r(value, where, error);
-    r.onlyFields({"name", "comment", "note", "key", "m_range", "config"});
+    r.onlyFields(
+        {"name", "comment", "note", "key", "m_range", "config", "predicted"});
     r.string("name", e.name);
     r.optionalString("comment", e.comment);
     r.optionalString("note", e.note);
     const Json *key = r.object("key");
     const Json *range = r.array("m_range");
     const Json *config = r.object("config");
+    const Json *predicted =
+        value.contains("predicted") ? r.array("predicted") : nullptr;
     if (error)
       return error;
     if (!validName(e.name))
@@ -117,6 +217,14 @@ ErrorMessage TuningDatabase::parse(std::string_view text, TuningDatabase &out) {
       return where + " config: " + *c;
     if (ErrorMessage c = verifyProblemConfig(e.problem, e.config))
       return where + ": " + *c;
+    if (predicted)
+      for (size_t p = 0; p < predicted->size(); ++p) {
+        readPrediction((*predicted)[p],
+                       where + " predicted[" + std::to_string(p) + "]", e,
+                       error);
+        if (error)
+          return error;
+      }
     db.entries.push_back(std::move(e));
   }
   // Keys: M ranges of one key must not overlap, and every entry of a key

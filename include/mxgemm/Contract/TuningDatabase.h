@@ -22,6 +22,22 @@
 
 namespace mxgemm::contract {
 
+/// A prediction recorded with an entry (mxgemm-tune writes them): the
+/// timing simulator's figures at one M of the entry's range, at the
+/// sustained clock, with the hash of the target table they came from. Never
+/// a measurement; the runtime does not read them.
+struct TuningPrediction {
+  int64_t m = 0;
+  double timeUs = 0, tflops = 0, mfmaUtilisation = 0;
+  /// workgroups / (rounds x CUs x workgroups per CU).
+  double gridEfficiency = 0;
+  int64_t workgroups = 0, workgroupsPerCu = 0;
+  std::string limiter, targetHash;
+  /// "all-xcds" (what `mxgemm-sim --m M` predicts) or "xcd0-only" (its
+  /// --xcd0-only: faster, the other XCDs' MALL traffic taken equal).
+  std::string sampling = "all-xcds";
+};
+
 /// One entry: a key, an M range and the config that serves it.
 struct TuningEntry {
   std::string name;    // [a-z][a-z0-9_]{0,47}, unique
@@ -31,6 +47,8 @@ struct TuningEntry {
   GemmProblem problem;
   int64_t mMin = 0, mMax = 0;
   KernelConfig config;
+  /// Optional `predicted` figures, in the order of the file.
+  std::vector<TuningPrediction> predictions;
 
   /// Symbol of the entry's kernel: "mxgemm_" + name.
   std::string kernelName() const { return "mxgemm_" + name; }
@@ -46,6 +64,10 @@ struct TuningDatabase {
   /// Duplicate JSON keys, unknown fields and nesting deeper than the format
   /// has are errors.
   static ErrorMessage parse(std::string_view json, TuningDatabase &out);
+  /// The database as the JSON text `parse` reads (two-space indentation,
+  /// fields in the documented order, configs with the fields
+  /// formatConfigBody prints). `comment` is the file's top-level comment.
+  std::string toJson(std::string_view comment) const;
   /// The entry called `name`, or null.
   const TuningEntry *find(std::string_view name) const;
 };

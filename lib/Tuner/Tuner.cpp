@@ -1,0 +1,478 @@
+//===- Tuner.cpp - choose configs by search on the simulator --------------===//
+
+#include "mxgemm/Tuner/Tuner.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <set>
+
+using namespace llvm;
+using namespace mxgemm;
+using namespace mxgemm::tuner;
+using contract::ErrorMessage;
+using contract::KernelConfig;
+
+std::string tuner::weightLayoutClass(const KernelConfig &config) {
+  // Packed panels are laid out per MFMA step (WeightPanels.h).
+  if (config.readsWeightPanels())
+    return "panels:" + std::string(contract::mfmaShapeName(config.mfma));
+  return "row_major";
+}
+
+ErrorMessage tuner::validateOptions(const TuneOptions &o) {
+  if (ErrorMessage e = contract::validateProblem(o.problem))
+    return e;
+  if (o.ranges.empty())
+    return std::string("no M ranges to tune");
+  for (size_t i = 0; i < o.ranges.size(); ++i) {
+    const MRange &r = o.ranges[i];
+    if (r.lo < 1 || r.lo > r.hi || r.hi > contract::kMaxM)
+      return "M range " + std::to_string(r.lo) + ".." + std::to_string(r.hi) +
+             " is not within 1.." + std::to_string(contract::kMaxM);
+    if (r.samples.empty())
+      return "M range " + std::to_string(r.lo) + ".." + std::to_string(r.hi) +
+             " has no sample M";
+    for (int64_t m : r.samples)
+      if (m < r.lo || m > r.hi)
+        return "sample M = " + std::to_string(m) + " is outside its range " +
+               std::to_string(r.lo) + ".." + std::to_string(r.hi);
+    for (size_t j = 0; j < i; ++j)
+      if (r.lo <= o.ranges[j].hi && o.ranges[j].lo <= r.hi)
+        return "M ranges " + std::to_string(o.ranges[j].lo) + ".." +
+               std::to_string(o.ranges[j].hi) + " and " + std::to_string(r.lo) +
+               ".." + std::to_string(r.hi) + " overlap";
+  }
+  if (o.budget < 1)
+    return std::string("the budget must be at least 1 candidate");
+  if (o.maxMinutes < 0)
+    return std::string("--max-minutes must not be negative");
+  if (o.jobs < 1 || o.jobs > 64)
+    return std::string("--jobs must be in 1..64");
+  return std::nullopt;
+}
+
+namespace {
+
+/// Seed structures: the shapes of the fastest public gfx950 FP8 GEMMs and of
+/// the project's earlier rankings (docs/Tuning.md), as config text. Each is
+/// dropped for a problem it does not fit.
+const char *const kSeeds[][2] = {
+    {"E128", "tile_m = 128, tile_n = 256, tile_k = 128, waves_m = 1, "
+             "waves_n = 4, stage_x = lds_async, stage_w = packed_registers, "
+             "stages = 2, lds_layout = padded, schedule = interleave, "
+             "group_m = 8, group_n = 4, xcd_remap = true"},
+    {"E256", "tile_m = 128, tile_n = 256, tile_k = 256, waves_m = 1, "
+             "waves_n = 4, stage_x = lds_async, stage_w = packed_registers, "
+             "stages = 2, lds_layout = padded, schedule = interleave, "
+             "group_m = 8, group_n = 4, xcd_remap = true"},
+    {"E128n128", "tile_m = 128, tile_n = 128, tile_k = 128, waves_m = 1, "
+                 "waves_n = 4, stage_x = lds_async, "
+                 "stage_w = packed_registers, stages = 2, "
+                 "lds_layout = padded, schedule = interleave, group_m = 8, "
+                 "group_n = 4, xcd_remap = true"},
+    {"F", "tile_m = 256, tile_n = 256, tile_k = 128, waves_m = 2, "
+          "waves_n = 4, stage_x = lds_async, stage_w = lds_async, stages = 2, "
+          "lds_layout = xor, schedule = interleave, group_m = 8, "
+          "group_n = 4, xcd_remap = true"},
+};
+
+KernelConfig parseSeed(const char *text) {
+  KernelConfig c;
+  StringRef rest(text);
+  while (!rest.empty()) {
+    auto [part, tail] = rest.split(',');
+    rest = tail;
+    auto [name, value] = part.split('=');
+    int f = contract::findConfigField(std::string_view(name.trim()));
+    StringRef v = value.trim();
+    int64_t i;
+    if (contract::configFieldKind(f) == contract::ConfigFieldKind::Integer &&
+        !v.getAsInteger(10, i))
+      (void)contract::setConfigInteger(c, f, i);
+    else
+      (void)contract::setConfigKeyword(c, f, std::string_view(v));
+  }
+  return c;
+}
+
+double infinity() { return std::numeric_limits<double>::infinity(); }
+
+/// Screened time of `c` summed over `ms` (infinity if not simulated).
+double screenedTime(const Candidate &c, ArrayRef<int64_t> ms) {
+  if (c.screen.status != EvalStatus::Simulated)
+    return infinity();
+  double t = 0;
+  for (int64_t m : ms) {
+    auto it =
+        std::find_if(c.screen.predictions.begin(), c.screen.predictions.end(),
+                     [&](const MPrediction &p) { return p.m == m; });
+    if (it == c.screen.predictions.end())
+      return infinity();
+    t += it->timeUs;
+  }
+  return t;
+}
+
+/// Indices of `cands` ordered by `score` (lower first, then by index).
+template <typename Score>
+std::vector<size_t> ranked(const std::vector<Candidate> &cands, Score score) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < cands.size(); ++i)
+    if (score(cands[i]) < infinity())
+      order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return score(cands[a]) < score(cands[b]);
+  });
+  return order;
+}
+
+std::string describe(const MPrediction &p) {
+  return formatv("M={0}: {1:F1} us ({2}, grid {3:F1}%)", p.m, p.timeUs,
+                 p.limiter, 100 * p.gridEfficiency)
+      .str();
+}
+
+} // namespace
+
+Expected<TuneReport> tuner::tune(const TuneOptions &options,
+                                 StringRef executable, StringRef workDir,
+                                 raw_ostream &log) {
+  if (ErrorMessage e = validateOptions(options))
+    return createStringError(inconvertibleErrorCode(), *e);
+  const auto start = std::chrono::steady_clock::now();
+  auto minutes = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+               .count() /
+           60;
+  };
+  const target::TargetModel &target = target::kGFX950;
+  const contract::GemmProblem &problem = options.problem;
+  SearchSpace space;
+  if (ErrorMessage e = SearchSpace::create(options.space, space))
+    return createStringError(inconvertibleErrorCode(), *e);
+
+  std::vector<int64_t> allMs;
+  for (const MRange &r : options.ranges)
+    for (int64_t m : r.samples)
+      if (std::find(allMs.begin(), allMs.end(), m) == allMs.end())
+        allMs.push_back(m);
+
+  TuneReport report;
+  std::vector<Candidate> &cands = report.candidates;
+  std::set<std::string> seen; // canonical config text
+  Rng rng(options.seed);
+
+  // The population starts from the baseline, the seeds and random points.
+  std::vector<Candidate> pending;
+  // The budget counts candidates; one whose code object was screened
+  // already costs its compile but no simulation.
+  std::vector<std::string> known; // code objects already screened
+  auto propose = [&](const KernelConfig &c, std::string origin) {
+    if (cands.size() + pending.size() >= options.budget)
+      return false;
+    if (space.prune(problem, c, target)) {
+      ++report.mutantsPruned;
+      return false;
+    }
+    if (!seen.insert(contract::formatConfigBody(c)).second)
+      return false;
+    pending.push_back({c, std::move(origin), {}, {}});
+    return true;
+  };
+  Point base;
+  if (options.baseline) {
+    base = space.pointOf(*options.baseline);
+    // The baseline is screened even if the static checks would reject it:
+    // it is the key's current config.
+    seen.insert(contract::formatConfigBody(*options.baseline));
+    pending.push_back({*options.baseline, "baseline", {}, {}});
+  } else {
+    base = space.pointOf(parseSeed(kSeeds[0][1]));
+  }
+  for (const auto &seed : kSeeds)
+    propose(parseSeed(seed[1]), std::string("seed ") + seed[0]);
+
+  std::vector<Point> valid;
+  report.enumerated =
+      space.enumerate(base, problem, target, valid, report.enumerationPruned);
+  report.enumeratedValid = valid.size();
+  log << formatv("space: {0} structural configs enumerated, {1} pass the "
+                 "verifier and the problem rules\n",
+                 report.enumerated, valid.size());
+  for (unsigned i = 0; i < options.initialRandom && !valid.empty(); ++i)
+    propose(space.config(valid[rng.below(valid.size())]), "random");
+
+  auto runScreen = [&] {
+    std::vector<EvalRequest> requests;
+    for (const Candidate &c : pending) {
+      requests.push_back({problem, c.config, allMs, SimMode::Screen});
+      requests.back().knownCodeObjects = known;
+    }
+    std::vector<EvalResult> results =
+        evaluateInWorkers(executable, requests, options.jobs, workDir);
+    for (size_t i = 0; i < pending.size(); ++i) {
+      Candidate c = std::move(pending[i]);
+      c.screen = std::move(results[i]);
+      ++report.outcomes[c.screen.status];
+      if (c.screen.status == EvalStatus::Duplicate) {
+        // Same kernel as an earlier candidate: same predictions. The
+        // earlier one ranks first on ties, so the copy is never chosen.
+        for (const Candidate &d : cands)
+          if (d.screen.codeObjectSha256 == c.screen.codeObjectSha256 &&
+              d.screen.status != EvalStatus::Duplicate) {
+            c.origin +=
+                ", same code object as #" + std::to_string(&d - cands.data());
+            EvalResult copy = d.screen;
+            c.screen = std::move(copy);
+            break;
+          }
+      } else {
+        ++report.screened;
+        if (!c.screen.codeObjectSha256.empty())
+          known.push_back(c.screen.codeObjectSha256);
+      }
+      log << formatv("#{0} [{1}] {2}\n    ", cands.size(), c.origin,
+                     contract::formatConfigBody(c.config));
+      if (c.screen.status == EvalStatus::Simulated) {
+        log << formatv("{0} VGPRs: ", c.screen.vgprCount);
+        for (const MPrediction &p : c.screen.predictions)
+          log << describe(p) << "; ";
+      } else {
+        log << evalStatusName(c.screen.status) << ": " << c.screen.message;
+      }
+      log << "\n";
+      log.flush();
+      cands.push_back(std::move(c));
+    }
+    pending.clear();
+  };
+  runScreen();
+
+  // Generations: mutants of the best candidates at each sampled M.
+  const unsigned batch = std::max(2u, options.jobs * 2);
+  while (cands.size() < options.budget &&
+         (options.maxMinutes == 0 || minutes() < options.maxMinutes)) {
+    std::vector<size_t> parents;
+    for (int64_t m : allMs) {
+      int64_t one[] = {m};
+      std::vector<size_t> order = ranked(
+          cands, [&](const Candidate &c) { return screenedTime(c, one); });
+      for (size_t i = 0; i < order.size() && i < options.elite; ++i)
+        if (std::find(parents.begin(), parents.end(), order[i]) ==
+            parents.end())
+          parents.push_back(order[i]);
+    }
+    unsigned attempts = 0;
+    while (pending.size() < batch &&
+           cands.size() + pending.size() < options.budget && attempts < 4000) {
+      ++attempts;
+      if (!parents.empty() && attempts < 2000) {
+        size_t p = parents[rng.below(parents.size())];
+        Point child = space.mutate(space.pointOf(cands[p].config), rng);
+        propose(space.config(child), "mutant of #" + std::to_string(p));
+      } else if (!valid.empty()) {
+        propose(space.config(valid[rng.below(valid.size())]), "random");
+      }
+    }
+    if (pending.empty())
+      break; // the reachable space is exhausted
+    runScreen();
+  }
+
+  // One W layout for the key: the class whose best candidates give the
+  // lowest total over the ranges.
+  std::map<std::string, double> classScore;
+  std::vector<std::string> classOrder;
+  for (const Candidate &c : cands) {
+    std::string cls = weightLayoutClass(c.config);
+    if (!classScore.count(cls)) {
+      classScore[cls] = 0;
+      classOrder.push_back(cls);
+    }
+  }
+  for (const std::string &cls : classOrder)
+    for (const MRange &r : options.ranges) {
+      double best = infinity();
+      for (const Candidate &c : cands)
+        if (weightLayoutClass(c.config) == cls)
+          best = std::min(best, screenedTime(c, r.samples));
+      classScore[cls] += best;
+    }
+  std::string chosenClass;
+  for (const std::string &cls : classOrder)
+    if (classScore[cls] < infinity() &&
+        (chosenClass.empty() || classScore[cls] < classScore[chosenClass]))
+      chosenClass = cls;
+  if (chosenClass.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "no candidate could be simulated (" +
+                                 std::to_string(cands.size()) +
+                                 " tried; see the log for their errors)");
+  report.weightLayout = chosenClass;
+
+  // Confirm the best per range with full simulations (and the baseline, for
+  // the comparison).
+  std::vector<std::pair<size_t, int64_t>> fullRuns; // (candidate, M)
+  auto wantFull = [&](size_t c, int64_t m) {
+    std::pair<size_t, int64_t> key{c, m};
+    if (std::find(fullRuns.begin(), fullRuns.end(), key) == fullRuns.end())
+      fullRuns.push_back(key);
+  };
+  std::vector<std::vector<size_t>> confirmed(options.ranges.size());
+  for (size_t ri = 0; ri < options.ranges.size(); ++ri) {
+    const MRange &r = options.ranges[ri];
+    std::vector<size_t> order = ranked(cands, [&](const Candidate &c) {
+      return weightLayoutClass(c.config) == chosenClass
+                 ? screenedTime(c, r.samples)
+                 : infinity();
+    });
+    // --confirm 0: the screened predictions decide and are recorded.
+    for (size_t i = 0; i < order.size() && i < std::max(1u, options.confirm);
+         ++i)
+      confirmed[ri].push_back(order[i]);
+    if (options.baseline && cands[0].screen.status == EvalStatus::Simulated &&
+        std::find(confirmed[ri].begin(), confirmed[ri].end(), 0) ==
+            confirmed[ri].end())
+      confirmed[ri].push_back(0);
+    for (size_t c : confirmed[ri])
+      for (int64_t m : r.samples)
+        wantFull(c, m);
+  }
+  {
+    // One request per (candidate, M): full simulations take minutes, so
+    // they are what must run in parallel; a compile is under a second.
+    std::vector<EvalRequest> requests;
+    for (auto &[c, m] : fullRuns)
+      requests.push_back({problem, cands[c].config, {m}, SimMode::Full});
+    if (options.confirm == 0) {
+      for (auto &[c, m] : fullRuns)
+        for (const MPrediction &p : cands[c].screen.predictions)
+          if (p.m == m)
+            cands[c].full[m] = p;
+      requests.clear();
+      fullRuns.clear();
+    }
+    if (!fullRuns.empty())
+      log << formatv("confirming with {0} full simulations\n", fullRuns.size());
+    log.flush();
+    std::vector<EvalResult> results =
+        evaluateInWorkers(executable, requests, options.jobs, workDir);
+    for (size_t i = 0; i < fullRuns.size(); ++i) {
+      size_t c = fullRuns[i].first;
+      if (results[i].status != EvalStatus::Simulated) {
+        log << formatv("#{0} full simulation: {1}: {2}\n", c,
+                       evalStatusName(results[i].status), results[i].message);
+        continue;
+      }
+      for (MPrediction &p : results[i].predictions) {
+        log << formatv("#{0} full: {1}\n", c, describe(p));
+        ++report.fullSimulations;
+        report.targetHash = p.targetHash;
+        cands[c].full[p.m] = std::move(p);
+      }
+    }
+  }
+  auto fullTime = [&](size_t c, const MRange &r) {
+    double t = 0;
+    for (int64_t m : r.samples) {
+      auto it = cands[c].full.find(m);
+      if (it == cands[c].full.end())
+        return infinity();
+      t += it->second.timeUs;
+    }
+    return t;
+  };
+  for (size_t ri = 0; ri < options.ranges.size(); ++ri) {
+    const MRange &r = options.ranges[ri];
+    std::optional<size_t> best;
+    for (size_t c : confirmed[ri]) {
+      if (weightLayoutClass(cands[c].config) != chosenClass)
+        continue;
+      if (fullTime(c, r) < infinity() &&
+          (!best || fullTime(c, r) < fullTime(*best, r)))
+        best = c;
+    }
+    if (!best)
+      return createStringError(
+          inconvertibleErrorCode(),
+          "no candidate of M range " + std::to_string(r.lo) + ".." +
+              std::to_string(r.hi) + " survived its full simulation");
+    RangeChoice choice{r, *best, {}, {}};
+    for (int64_t m : r.samples) {
+      choice.predictions.push_back(cands[*best].full[m]);
+      if (options.baseline && cands[0].full.count(m))
+        choice.baseline.push_back(cands[0].full[m]);
+    }
+    report.choices.push_back(std::move(choice));
+  }
+
+  // Entries: adjacent ranges with the same config become one.
+  std::vector<RangeChoice> merged;
+  for (const RangeChoice &c : report.choices) {
+    if (!merged.empty() && merged.back().range.hi + 1 == c.range.lo &&
+        cands[merged.back().candidate].config == cands[c.candidate].config) {
+      merged.back().range.hi = c.range.hi;
+      merged.back().predictions.insert(merged.back().predictions.end(),
+                                       c.predictions.begin(),
+                                       c.predictions.end());
+      continue;
+    }
+    merged.push_back(c);
+  }
+  for (const RangeChoice &c : merged) {
+    contract::TuningEntry e;
+    e.name = merged.size() == 1 ? options.name
+             : c.range.lo == c.range.hi
+                 ? formatv("{0}_m{1}", options.name, c.range.lo).str()
+                 : formatv("{0}_m{1}_{2}", options.name, c.range.lo, c.range.hi)
+                       .str();
+    e.arch = std::string(target.chip);
+    e.problem = problem;
+    e.mMin = c.range.lo;
+    e.mMax = c.range.hi;
+    e.config = cands[c.candidate].config;
+    e.note = options.note;
+    e.comment = formatv(
+                    "Chosen by mxgemm-tune (seed {0}, budget {1}): {2} "
+                    "candidates screened with XCD 0 traced, {3} full "
+                    "simulations; best of this range at M = {4} "
+                    "(candidate #{5}, {6}). Figures in 'predicted' are "
+                    "mxgemm-sim predictions at the sustained clock.",
+                    options.seed, options.budget, report.screened,
+                    report.fullSimulations,
+                    [&] {
+                      std::string s;
+                      for (const MPrediction &p : c.predictions)
+                        s += (s.empty() ? "" : ", ") + std::to_string(p.m);
+                      return s;
+                    }(),
+                    c.candidate, cands[c.candidate].origin)
+                    .str();
+    // Rounded so that the file reads well; the digits kept are far below
+    // the simulator's error (docs/Simulator.md).
+    auto round = [](double v, double scale) {
+      return std::round(v * scale) / scale;
+    };
+    for (const MPrediction &p : c.predictions) {
+      contract::TuningPrediction q;
+      q.m = p.m;
+      q.timeUs = round(p.timeUs, 100);
+      q.tflops = round(p.tflops, 10);
+      q.mfmaUtilisation = round(p.mfmaUtilisation, 10000);
+      q.gridEfficiency = round(p.gridEfficiency, 10000);
+      q.workgroups = p.workgroups;
+      q.workgroupsPerCu = p.workgroupsPerCu;
+      q.limiter = p.limiter;
+      q.targetHash = p.targetHash;
+      q.sampling = p.allXcds ? "all-xcds" : "xcd0-only";
+      e.predictions.push_back(std::move(q));
+    }
+    report.entries.push_back(std::move(e));
+  }
+  return report;
+}

@@ -1,0 +1,426 @@
+//===- mxgemm-tune.cpp - choose kernel configs by search on mxgemm-sim ----===//
+//
+// Thin driver over the MXGemmTuner library (docs/Tuning.md):
+//   mxgemm-tune --n N --k K [formats] --m RANGES -o DB.json [search options]
+//   mxgemm-tune --db DB [--entries A,B] --m RANGES -o DB.json [...]
+// RANGES is a comma-separated list of `M`, `LO..HI` (simulated at HI) or
+// `LO..HI@S1/S2` (simulated at S1 and S2). Writes a tuning database that
+// contract::TuningDatabase reads, each entry with its predicted figures;
+// --export DIR also writes the chosen code objects, their descriptors and a
+// manifest. Exit status: 0 done, 1 the search found nothing, 2 usage,
+// 3 I/O.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Contract/Digest.h"
+#include "mxgemm/Contract/TuningDatabase.h"
+#include "mxgemm/Support/Options.h"
+#include "mxgemm/Support/Tool.h"
+#include "mxgemm/Tuner/Tuner.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace llvm;
+using namespace mxgemm;
+using namespace mxgemm::tuner;
+
+namespace {
+
+/// One key to tune and where its names come from.
+struct Job {
+  TuneOptions options;
+};
+
+std::vector<MRange> parseRanges(const ToolOptions &tool, StringRef text) {
+  std::vector<MRange> ranges;
+  SmallVector<StringRef> items;
+  text.split(items, ',', -1, false);
+  auto number = [&](StringRef s) {
+    int64_t v;
+    if (s.trim().getAsInteger(10, v) || v < 1 || v > contract::kMaxM)
+      tool.usageError("--m: '" + s.str() + "' is not an M in 1.." +
+                      std::to_string(contract::kMaxM));
+    return v;
+  };
+  for (StringRef item : items) {
+    auto [range, samples] = item.split('@');
+    MRange r;
+    if (range.contains("..")) {
+      auto [lo, hi] = range.split("..");
+      r.lo = number(lo);
+      r.hi = number(hi);
+    } else {
+      r.lo = r.hi = number(range);
+    }
+    if (r.lo > r.hi)
+      tool.usageError("--m: empty range '" + range.str() + "'");
+    if (samples.empty()) {
+      r.samples.push_back(r.hi);
+    } else {
+      SmallVector<StringRef> list;
+      samples.split(list, '/', -1, false);
+      for (StringRef s : list)
+        r.samples.push_back(number(s));
+    }
+    ranges.push_back(std::move(r));
+  }
+  if (ranges.empty())
+    tool.usageError("--m needs at least one M or range");
+  return ranges;
+}
+
+/// The directory of `path` exists and is writable (checked before hours of
+/// search, not after).
+bool canWrite(StringRef path) {
+  SmallString<256> dir(path);
+  sys::path::remove_filename(dir);
+  if (dir.empty())
+    dir = ".";
+  if (sys::fs::is_directory(path))
+    return false;
+  return sys::fs::is_directory(dir) &&
+         !sys::fs::access(dir, sys::fs::AccessMode::Write);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc == 4 && StringRef(argv[1]) == "--worker")
+    return runWorker(argv[2], argv[3]);
+
+  ToolOptions tool(
+      "mxgemm-tune",
+      "mxgemm-tune (--n N --k K [formats] | --db DB [--entries A,B]) --m "
+      "RANGES -o OUT.json [options]",
+      "Chooses kernel configs for a GEMM key by search on the timing "
+      "simulator (every figure a PREDICTION of mxgemm-sim) and writes them "
+      "as a tuning database.",
+      {
+          {"--n", "N", "weight rows of the key"},
+          {"--k", "K", "reduction length (a multiple of 32)"},
+          {"--x-format", "F", "e4m3 (default) or e5m2"},
+          {"--w-format", "F", "e4m3 (default) or e5m2"},
+          {"--w-scale", "S", "block32x32 (default) or per_row"},
+          {"--out-type", "T", "bf16 (default) or f32"},
+          {"--name", "NAME", "entry name (default n<N>_k<K>)"},
+          {"--baseline", "CONFIG",
+           "the key's current config ('tile_m = 128, ...'), screened first"},
+          {"--db", "DB",
+           "tune the keys of this database; its configs are the baselines, "
+           "its names and notes are kept"},
+          {"--entries", "A,B", "only these entries of --db"},
+          {"--m", "RANGES",
+           "M, LO..HI (simulated at HI) or LO..HI@S1/S2, comma separated"},
+          {"-o", "OUT", "the tuning database to write"},
+          {"--budget", "N", "candidates screened per key (default 24)"},
+          {"--max-minutes", "X",
+           "stop screening a key after X minutes (output then depends on "
+           "the machine)"},
+          {"--seed", "S", "seed of the search (default 1)"},
+          {"--jobs", "J", "worker processes (default 2)"},
+          {"--confirm", "C",
+           "best candidates per range confirmed by a full simulation "
+           "(default 2; 0: the screened predictions decide)"},
+          {"--work-dir", "DIR", "directory for the workers' files"},
+          {"--export", "DIR",
+           "also write the chosen code objects, descriptors and manifest"},
+      },
+      "Same inputs and --seed give the same output file byte for byte "
+      "(without --max-minutes).");
+  tool.parse(argc, argv);
+
+  std::string out = tool.text("-o");
+  if (out.empty())
+    tool.usageError("missing -o OUT.json");
+  if (!tool.has("--m"))
+    tool.usageError("missing --m");
+  std::vector<MRange> ranges = parseRanges(tool, tool.text("--m"));
+  int64_t budget = tool.integer("--budget", 24);
+  int64_t seed = tool.integer("--seed", 1);
+  int64_t jobs = tool.integer("--jobs", 2);
+  int64_t confirm = tool.integer("--confirm", 2);
+  double maxMinutes = 0;
+  if (tool.has("--max-minutes") &&
+      (StringRef(tool.text("--max-minutes")).getAsDouble(maxMinutes) ||
+       maxMinutes <= 0))
+    tool.usageError("--max-minutes takes a positive number");
+  if (budget < 1)
+    tool.usageError("--budget must be at least 1, got " +
+                    std::to_string(budget));
+  if (jobs < 1 || jobs > 64)
+    tool.usageError("--jobs must be in 1..64");
+  if (confirm < 0 || confirm > 64)
+    tool.usageError("--confirm must be in 0..64");
+  if (seed < 0)
+    tool.usageError("--seed must not be negative");
+
+  std::vector<Job> jobsList;
+  auto common = [&](TuneOptions &o) {
+    o.ranges = ranges;
+    o.budget = uint64_t(budget);
+    o.maxMinutes = maxMinutes;
+    o.seed = uint64_t(seed);
+    o.jobs = unsigned(jobs);
+    o.confirm = unsigned(confirm);
+  };
+  if (tool.has("--db")) {
+    if (tool.has("--n") || tool.has("--k") || tool.has("--baseline"))
+      tool.usageError("--db takes its keys and baselines from the database; "
+                      "drop --n, --k and --baseline");
+    auto buffer = MemoryBuffer::getFile(tool.text("--db"));
+    if (!buffer)
+      tool.fail(ExitIO, "cannot read " + tool.text("--db") + ": " +
+                            buffer.getError().message());
+    contract::TuningDatabase db;
+    if (auto e = contract::TuningDatabase::parse((*buffer)->getBuffer(), db))
+      tool.fail(ExitUsage, tool.text("--db") + ": " + *e);
+    SmallVector<StringRef> wanted;
+    std::string entries = tool.text("--entries");
+    StringRef(entries).split(wanted, ',', -1, false);
+    for (StringRef w : wanted)
+      if (!db.find(std::string_view(w)))
+        tool.usageError("--entries: no entry named '" + w.str() + "'");
+    for (const contract::TuningEntry &e : db.entries) {
+      if (!wanted.empty() && !is_contained(wanted, StringRef(e.name)))
+        continue;
+      Job j;
+      j.options.problem = e.problem;
+      j.options.name = e.name;
+      j.options.note = e.note;
+      j.options.baseline = e.config;
+      common(j.options);
+      jobsList.push_back(std::move(j));
+    }
+  } else {
+    if (!tool.has("--n") || !tool.has("--k"))
+      tool.usageError("give --n and --k, or --db");
+    Job j;
+    contract::GemmProblem &p = j.options.problem;
+    p.n = tool.integer("--n");
+    p.k = tool.integer("--k");
+    auto x = contract::parseElementType(tool.text("--x-format", "e4m3"));
+    auto w = contract::parseElementType(tool.text("--w-format", "e4m3"));
+    auto s =
+        contract::parseScaleGranularity(tool.text("--w-scale", "block32x32"));
+    auto o = contract::parseElementType(tool.text("--out-type", "bf16"));
+    if (!x || !w || !s || !o)
+      tool.usageError("--x-format/--w-format take e4m3 or e5m2, --w-scale "
+                      "block32x32 or per_row, --out-type bf16 or f32");
+    p.xType = *x;
+    p.wType = *w;
+    p.wScale = *s;
+    p.outType = *o;
+    j.options.name = tool.text("--name", "n" + std::to_string(p.n) + "_k" +
+                                             std::to_string(p.k));
+    if (tool.has("--baseline")) {
+      contract::TuningDatabase probe;
+      // The baseline is read by the database's own config reader.
+      std::string text = tool.text("--baseline");
+      contract::KernelConfig c;
+      SmallVector<StringRef> parts;
+      StringRef(text).split(parts, ',', -1, false);
+      for (StringRef part : parts) {
+        auto [name, value] = part.split('=');
+        int f = contract::findConfigField(std::string_view(name.trim()));
+        if (f < 0)
+          tool.usageError("--baseline: unknown field '" + name.trim().str() +
+                          "'");
+        int64_t v;
+        contract::ErrorMessage e =
+            contract::configFieldKind(f) == contract::ConfigFieldKind::Integer
+                ? (value.trim().getAsInteger(10, v)
+                       ? contract::ErrorMessage("'" + value.trim().str() +
+                                                "' is not an integer")
+                       : contract::setConfigInteger(c, f, v))
+                : contract::setConfigKeyword(c, f,
+                                             std::string_view(value.trim()));
+        if (e)
+          tool.usageError("--baseline: " + *e);
+      }
+      j.options.baseline = c;
+    }
+    common(j.options);
+    jobsList.push_back(std::move(j));
+  }
+  if (jobsList.empty())
+    tool.usageError("no key to tune");
+  for (const Job &j : jobsList)
+    if (auto e = validateOptions(j.options))
+      tool.usageError(j.options.name + ": " + *e);
+  if (!canWrite(out))
+    tool.fail(ExitIO, "cannot write " + out +
+                          ": its directory does not exist or is not writable");
+  std::string exportDir = tool.text("--export");
+  if (!exportDir.empty()) {
+    if (std::error_code ec = sys::fs::create_directories(exportDir))
+      tool.fail(ExitIO, "cannot create " + exportDir + ": " + ec.message());
+  }
+
+  std::string executable =
+      sys::fs::getMainExecutable(argv[0], reinterpret_cast<void *>(&canWrite));
+  SmallString<256> workDir(tool.text("--work-dir"));
+  bool ownWorkDir = workDir.empty();
+  if (ownWorkDir) {
+    if (std::error_code ec =
+            sys::fs::createUniqueDirectory("mxgemm-tune", workDir))
+      tool.fail(ExitIO, "cannot create a work directory: " + ec.message());
+  } else if (std::error_code ec = sys::fs::create_directories(workDir)) {
+    tool.fail(ExitIO,
+              "cannot create " + workDir.str().str() + ": " + ec.message());
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  contract::TuningDatabase result;
+  std::vector<TuneReport> reports;
+  int status = ExitSuccess;
+  for (Job &j : jobsList) {
+    outs() << "== " << j.options.name << " (N = " << j.options.problem.n
+           << ", K = " << j.options.problem.k << ")\n";
+    outs().flush();
+    Expected<TuneReport> r = tune(j.options, executable, workDir, outs());
+    if (!r) {
+      errs() << "mxgemm-tune: error: " << j.options.name << ": "
+             << toString(r.takeError()) << "\n";
+      status = ExitFailure;
+      continue;
+    }
+    for (contract::TuningEntry &e : r->entries)
+      result.entries.push_back(e);
+    reports.push_back(std::move(*r));
+  }
+  if (ownWorkDir)
+    sys::fs::remove_directories(workDir);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+
+  // The summary: counts, old vs new, grid efficiency.
+  outs() << "\n== summary (PREDICTIONS of mxgemm-sim at the sustained clock)\n";
+  uint64_t totalScreened = 0, totalFull = 0;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const TuneReport &r = reports[i];
+    totalScreened += r.screened;
+    totalFull += r.fullSimulations;
+    uint64_t pruned = 0;
+    for (auto &[reason, n] : r.enumerationPruned)
+      pruned += n;
+    outs() << formatv("{0}: space {1} generated, {2} pruned statically (",
+                      jobsList[i].options.name, r.enumerated, pruned);
+    bool first = true;
+    for (auto &[reason, n] : r.enumerationPruned) {
+      outs() << (first ? "" : ", ") << pruneReasonName(reason) << " " << n;
+      first = false;
+    }
+    outs() << formatv("); search: {0} mutants/draws pruned statically, {1} "
+                      "screened (",
+                      r.mutantsPruned, r.screened);
+    first = true;
+    for (auto &[outcome, n] : r.outcomes) {
+      outs() << (first ? "" : ", ") << evalStatusName(outcome) << " " << n;
+      first = false;
+    }
+    outs() << formatv("), {0} full simulations; W layout {1}\n",
+                      r.fullSimulations, r.weightLayout);
+    for (const RangeChoice &c : r.choices)
+      for (size_t s = 0; s < c.predictions.size(); ++s) {
+        const MPrediction &p = c.predictions[s];
+        outs() << formatv("  M = {0} (range {1}..{2}): #{3} {4:F1} us, "
+                          "{5:F0} TFLOP/s, MFMA {6:F1}%, {7}, grid {8:F1}% "
+                          "({9} WG, {10}/CU, {11} rounds)",
+                          p.m, c.range.lo, c.range.hi, c.candidate, p.timeUs,
+                          p.tflops, 100 * p.mfmaUtilisation, p.limiter,
+                          100 * p.gridEfficiency, p.workgroups,
+                          p.workgroupsPerCu, p.rounds);
+        if (s < c.baseline.size()) {
+          const MPrediction &b = c.baseline[s];
+          outs() << formatv(
+              "; baseline {0:F1} us (grid {1:F1}%), {2:+0.0;-0.0}%", b.timeUs,
+              100 * b.gridEfficiency, 100 * (p.timeUs / b.timeUs - 1));
+        }
+        outs() << "\n";
+      }
+  }
+  outs() << formatv("{0} candidates screened, {1} full simulations, {2:F0} s "
+                    "({3:F1} min) with {4} jobs\n",
+                    totalScreened, totalFull, seconds, seconds / 60, jobs);
+  if (result.entries.empty()) {
+    errs() << "mxgemm-tune: error: nothing to write\n";
+    return ExitFailure;
+  }
+
+  std::string hash = reports.empty() ? "" : reports.front().targetHash;
+  std::string text = result.toJson(
+      "mxgemm tuning database written by mxgemm-tune (docs/Tuning.md): every "
+      "'predicted' figure is a PREDICTION of mxgemm-sim (target table " +
+      hash + "), not a measurement.");
+  // The output must be what the one reader accepts.
+  contract::TuningDatabase check;
+  if (auto e = contract::TuningDatabase::parse(text, check)) {
+    errs() << "mxgemm-tune: error: the database written would not load: " << *e
+           << "\n";
+    return ExitFailure;
+  }
+  {
+    std::error_code ec;
+    raw_fd_ostream os(out, ec, sys::fs::OF_Text);
+    if (ec)
+      tool.fail(ExitIO, "cannot write " + out + ": " + ec.message());
+    os << text;
+    os.close();
+    if (os.has_error())
+      tool.fail(ExitIO, "cannot write " + out + ": " + os.error().message());
+  }
+  outs() << "wrote " << out << " (" << result.entries.size() << " entries)\n";
+
+  if (!exportDir.empty()) {
+    std::vector<EvalRequest> requests;
+    for (const contract::TuningEntry &e : result.entries) {
+      EvalRequest r{e.problem, e.config, {}, SimMode::Full};
+      r.kernelName = e.kernelName();
+      r.exportPath = exportDir + "/" + e.name + ".hsaco";
+      requests.push_back(std::move(r));
+    }
+    std::vector<EvalResult> built =
+        evaluateInWorkers(executable, requests, unsigned(jobs), exportDir);
+    json::Array kernels;
+    for (size_t i = 0; i < built.size(); ++i) {
+      const contract::TuningEntry &e = result.entries[i];
+      auto bytes = MemoryBuffer::getFile(requests[i].exportPath);
+      if (built[i].status != EvalStatus::Simulated || !bytes)
+        tool.fail(ExitIO, "cannot export " + e.name + ": " + built[i].message);
+      std::string sha = contract::sha256Hex((*bytes)->getBufferStart(),
+                                            (*bytes)->getBufferSize());
+      kernels.push_back(
+          json::Object{{"name", e.name},
+                       {"kernel", e.kernelName()},
+                       {"code_object", e.name + ".hsaco"},
+                       {"descriptor", e.name + ".hsaco.json"},
+                       {"sha256", sha},
+                       {"m_range", json::Array{e.mMin, e.mMax}},
+                       {"n", e.problem.n},
+                       {"k", e.problem.k},
+                       {"config", contract::formatConfigBody(e.config)}});
+    }
+    json::Object manifest{{"format", "mxgemm-tune-export"},
+                          {"version", 1},
+                          {"target_hash", hash},
+                          {"database", sys::path::filename(out)},
+                          {"kernels", std::move(kernels)}};
+    std::error_code ec;
+    raw_fd_ostream os(exportDir + "/manifest.json", ec, sys::fs::OF_Text);
+    if (ec)
+      tool.fail(ExitIO, "cannot write the manifest: " + ec.message());
+    os << formatv("{0:2}", json::Value(std::move(manifest))) << "\n";
+    outs() << "exported " << built.size() << " kernels to " << exportDir
+           << "\n";
+  }
+  return status;
+}

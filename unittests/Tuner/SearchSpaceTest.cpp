@@ -1,0 +1,230 @@
+//===- SearchSpaceTest.cpp - mxgemm-tune's candidate generator ------------===//
+//
+// The generator and its pruning, checked against facts that do not come
+// from the code under test: the size of the table's product, the
+// contract's verifier, divisibility of K, the accumulator budget of a
+// gfx950 lane; and the tuning database's writer against its one reader.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Tuner/SearchSpace.h"
+#include "mxgemm/Contract/TuningDatabase.h"
+#include "mxgemm/Tuner/Evaluator.h"
+#include "mxgemm/Tuner/Tuner.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace mxgemm;
+using namespace mxgemm::tuner;
+
+namespace {
+
+const target::TargetModel &gfx950() { return target::kGFX950; }
+
+contract::GemmProblem problem(int64_t n, int64_t k) {
+  contract::GemmProblem p;
+  p.n = n;
+  p.k = k;
+  return p;
+}
+
+SearchSpace defaultSpace() {
+  SearchSpace s;
+  EXPECT_FALSE(SearchSpace::create(defaultSearchSpace(), s));
+  return s;
+}
+
+TEST(SearchSpace, EnumeratesTheProductOfTheStructuralAxes) {
+  SearchSpace s = defaultSpace();
+  uint64_t product = 1;
+  for (const SpaceAxis &a : s.axes())
+    if (a.structural)
+      product *= a.values.size();
+  Point base(s.axes().size(), 0);
+  std::vector<Point> valid;
+  std::map<PruneReason, uint64_t> pruned;
+  uint64_t n = s.enumerate(base, problem(5120, 1152), gfx950(), valid, pruned);
+  EXPECT_EQ(n, product);
+  uint64_t prunedTotal = 0;
+  for (auto &[reason, count] : pruned)
+    prunedTotal += count;
+  EXPECT_EQ(valid.size() + prunedTotal, n);
+  EXPECT_GT(valid.size(), 0u);
+  // Every point is distinct, every valid one passes the contract's own
+  // checks, and K = 1152 (9 x 128) admits no tile_k of 256.
+  std::set<std::string> distinct;
+  for (const Point &p : valid) {
+    contract::KernelConfig c = s.config(p);
+    EXPECT_FALSE(contract::verifyConfig(c, gfx950()));
+    EXPECT_FALSE(contract::verifyProblemConfig(problem(5120, 1152), c));
+    EXPECT_NE(c.tileK, 256);
+    distinct.insert(contract::formatConfigBody(c));
+  }
+  EXPECT_EQ(distinct.size(), valid.size());
+  EXPECT_GT(pruned[PruneReason::Problem], 0u);
+  EXPECT_GT(pruned[PruneReason::Config], 0u);
+}
+
+TEST(SearchSpace, PrunesBeforeCompiling) {
+  SearchSpace s = defaultSpace();
+  contract::KernelConfig c;
+  // One wave holding a 256x256 FP32 tile needs 1024 accumulator registers
+  // per lane; a gfx950 lane has 512 in all.
+  c.tileM = c.tileN = 256;
+  c.wavesM = c.wavesN = 1;
+  EXPECT_EQ(s.prune(problem(4096, 4096), c, gfx950()), PruneReason::Config);
+  // The default config's 128-wide tiles fit N = 1792 (14 x 128), not
+  // N = 1800.
+  contract::KernelConfig ok;
+  EXPECT_FALSE(s.prune(problem(1792, 5120), ok, gfx950()));
+  EXPECT_EQ(s.prune(problem(1800, 5120), ok, gfx950()), PruneReason::Problem);
+  // More LDS than a workgroup can allocate (3 stages of 256+256 rows of
+  // 272 bytes = 417792 > 163840).
+  contract::KernelConfig lds;
+  lds.tileM = lds.tileN = lds.tileK = 256;
+  lds.wavesM = lds.wavesN = 4;
+  lds.stageX = lds.stageW = contract::Staging::LdsAsync;
+  lds.ldsLayout = contract::LdsLayout::Padded;
+  lds.stages = 3;
+  EXPECT_EQ(s.prune(problem(4096, 4096), lds, gfx950()), PruneReason::Config);
+}
+
+TEST(SearchSpace, PointsRoundTripAndTakeValuesOutsideTheTable) {
+  SearchSpace s = defaultSpace();
+  contract::KernelConfig c;
+  c.tileM = 128;
+  c.tileN = 256;
+  c.wavesM = 1;
+  c.wavesN = 4;
+  c.groupM = 32; // not in the table: added to the axis
+  c.stageX = contract::Staging::LdsAsync;
+  c.stageW = contract::Staging::PackedRegisters;
+  Point p = s.pointOf(c);
+  EXPECT_EQ(s.config(p), c);
+}
+
+TEST(SearchSpace, MutantsChangeOneOrTwoAxes) {
+  SearchSpace s = defaultSpace();
+  Point parent(s.axes().size(), 0);
+  Rng rng(7);
+  for (int i = 0; i < 500; ++i) {
+    Point child = s.mutate(parent, rng);
+    unsigned changed = 0;
+    for (size_t a = 0; a < child.size(); ++a) {
+      EXPECT_LT(child[a], s.axes()[a].values.size());
+      changed += child[a] != parent[a];
+    }
+    EXPECT_GE(changed, 1u);
+    EXPECT_LE(changed, 2u);
+  }
+}
+
+TEST(SearchSpace, TheTableRejectsUnknownFieldsAndValues) {
+  SearchSpace s;
+  EXPECT_TRUE(SearchSpace::create({{"tile_q", {"1"}}}, s));
+  EXPECT_TRUE(SearchSpace::create({{"mfma", {"m8n8k8"}}}, s));
+  EXPECT_TRUE(SearchSpace::create({{"tile_m", {"12x"}}}, s));
+  EXPECT_TRUE(SearchSpace::create({{"tile_m", {}}}, s));
+  EXPECT_TRUE(
+      SearchSpace::create({{"tile_m", {"64"}}, {"tile_m", {"128"}}}, s));
+}
+
+TEST(Rng, SameSeedSameSequence) {
+  Rng a(42), b(42), c(43);
+  bool differs = false;
+  for (int i = 0; i < 100; ++i) {
+    uint64_t x = a.next();
+    EXPECT_EQ(x, b.next());
+    differs |= x != c.next();
+  }
+  EXPECT_TRUE(differs);
+  // SplitMix64's published first output for seed 0.
+  EXPECT_EQ(Rng(0).next(), 0xe220a8397b1dcdafULL);
+  Rng r(1);
+  for (int i = 0; i < 1000; ++i)
+    EXPECT_LT(r.below(3), 3u);
+}
+
+TEST(Tuner, GridEfficiency) {
+  // fused_qkv at M = 10732 with 128x256 tiles: 84 x 7 = 588 workgroups, two
+  // per CU: two rounds of 512 slots, the second 76 full.
+  int64_t rounds = 0;
+  EXPECT_DOUBLE_EQ(gridEfficiency(588, 256, 2, &rounds), 588.0 / 1024);
+  EXPECT_EQ(rounds, 2);
+  EXPECT_DOUBLE_EQ(gridEfficiency(512, 256, 2), 1.0);
+}
+
+TEST(Tuner, WeightLayoutClasses) {
+  contract::KernelConfig packed;
+  packed.stageW = contract::Staging::PackedRegisters;
+  contract::KernelConfig packed16 = packed;
+  packed16.mfma = target::MfmaShape::M16N16K128;
+  EXPECT_NE(weightLayoutClass(packed), weightLayoutClass(packed16));
+  EXPECT_EQ(weightLayoutClass(contract::KernelConfig()), "row_major");
+}
+
+TEST(Tuner, OptionsAreChecked) {
+  TuneOptions o;
+  o.problem = problem(256, 256);
+  o.ranges = {{1, 10, {10}}};
+  EXPECT_FALSE(validateOptions(o));
+  o.budget = 0;
+  EXPECT_TRUE(validateOptions(o));
+  o.budget = 1;
+  o.ranges = {{1, 10, {11}}};
+  EXPECT_TRUE(validateOptions(o)); // sample outside its range
+  o.ranges = {{1, 10, {10}}, {10, 20, {20}}};
+  EXPECT_TRUE(validateOptions(o)); // overlap
+  o.ranges = {{1, 10, {10}}};
+  o.problem = problem(256, 100);
+  EXPECT_TRUE(validateOptions(o)); // K not a multiple of 32
+}
+
+TEST(TuningDatabase, WriterOutputIsReadBack) {
+  std::ifstream in(MXGEMM_SOURCE_DIR "/tuning/gfx950.json");
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  contract::TuningDatabase db;
+  ASSERT_FALSE(contract::TuningDatabase::parse(text.str(), db));
+  ASSERT_FALSE(db.entries.empty());
+  contract::TuningPrediction p;
+  p.m = db.entries[0].mMin;
+  p.timeUs = 12.5;
+  p.tflops = 100;
+  p.mfmaUtilisation = 0.5;
+  p.gridEfficiency = 0.75;
+  p.workgroups = 100;
+  p.workgroupsPerCu = 2;
+  p.limiter = "vmem-issue";
+  p.targetHash = "0123";
+  db.entries[0].predictions.push_back(p);
+  std::string written = db.toJson("test");
+  contract::TuningDatabase back;
+  ASSERT_FALSE(contract::TuningDatabase::parse(written, back));
+  ASSERT_EQ(back.entries.size(), db.entries.size());
+  for (size_t i = 0; i < db.entries.size(); ++i) {
+    EXPECT_EQ(back.entries[i].name, db.entries[i].name);
+    EXPECT_EQ(back.entries[i].note, db.entries[i].note);
+    EXPECT_EQ(back.entries[i].config, db.entries[i].config);
+    EXPECT_EQ(back.entries[i].problem, db.entries[i].problem);
+    EXPECT_EQ(back.entries[i].mMin, db.entries[i].mMin);
+    EXPECT_EQ(back.entries[i].mMax, db.entries[i].mMax);
+  }
+  ASSERT_EQ(back.entries[0].predictions.size(), 1u);
+  EXPECT_EQ(back.entries[0].predictions[0].timeUs, 12.5);
+  EXPECT_EQ(back.entries[0].predictions[0].limiter, "vmem-issue");
+
+  // A prediction outside the entry's M range is refused.
+  db.entries[0].predictions[0].m = db.entries[0].mMax + 1;
+  contract::ErrorMessage e =
+      contract::TuningDatabase::parse(db.toJson("test"), back);
+  ASSERT_TRUE(e);
+  EXPECT_NE(e->find("outside the entry's m_range"), std::string::npos) << *e;
+}
+
+} // namespace
