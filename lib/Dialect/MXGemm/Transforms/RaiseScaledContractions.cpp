@@ -255,9 +255,11 @@ linalg::FillOp matchZeroFill(Value value) {
   auto fill = value.getDefiningOp<linalg::FillOp>();
   if (!fill)
     return nullptr;
-  FloatAttr zero;
-  if (!matchPattern(fill.getInputs()[0], m_Constant(&zero)) ||
-      !zero.getValue().isPosZero())
+  // An arith.constant, not m_Constant: trait checks through a copy of the
+  // pass in libMXGemmCAPI.so must not depend on template TypeIDs.
+  auto constant = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+  auto zero = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
+  if (!zero || !zero.getValue().isPosZero())
     return nullptr;
   return fill;
 }
