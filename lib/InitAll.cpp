@@ -14,7 +14,9 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/AMDGPU/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Transforms/Passes.h"
 
 void mxgemm::registerAllPasses() {
@@ -28,4 +30,7 @@ void mxgemm::registerAllPasses() {
   mlir::registerConversionPasses();
   mlir::registerGPUPasses();
   mlir::amdgpu::registerAMDGPUPasses();
+  // Tensor-level passes around mxgemm-raise-scaled-contractions.
+  mlir::bufferization::registerBufferizationPasses();
+  mlir::registerLinalgPasses();
 }

@@ -31,7 +31,8 @@ llvm_config.with_environment("PYTHONPATH", os.path.join(config.mxgemm_src_root,
                              append_path=True)
 
 tool_dirs = [config.mxgemm_tools_dir, config.llvm_tools_dir]
-tools = ["mxgemm-opt", "mxgemm-compile", "mxgemm-emu", "mxgemm-sim", "mxgemm-tune", "FileCheck", "not", "count",
+tools = ["mxgemm-opt", "mxgemm-lsp-server", "mxgemm-compile", "mxgemm-emu", "mxgemm-sim", "mxgemm-tune",
+         "FileCheck", "not", "count",
          "llvm-objdump", "llvm-mc", "ld.lld",
          "llvm-readelf"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
@@ -54,3 +55,13 @@ def _prints_pass_statistics():
 
 if _prints_pass_statistics():
     config.available_features.add("pass-statistics")
+
+# Upstream MLIR's CPU path (mlir-runner and the runtime libraries it loads):
+# the reference run of mxgemm-lower-to-upstream needs the APFloat wrappers
+# for FP8/E8M0 arithmetic, new in MLIR 22.
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+config.substitutions.append(("%llvm_lib_dir", llvm_lib_dir))
+if os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-runner")) and \
+        os.path.exists(os.path.join(llvm_lib_dir,
+                                    "libmlir_apfloat_wrappers.so")):
+    config.available_features.add("mlir-cpu-runner")

@@ -23,48 +23,69 @@ static std::string dimStr(int64_t d) {
   return ShapedType::isDynamic(d) ? "?" : std::to_string(d);
 }
 
-::mxgemm::contract::GemmProblem ScaledMatmulOp::getProblem() {
+/// The problem of either form of the op (memref or tensor operands).
+template <typename OpTy>
+static ::mxgemm::contract::GemmProblem problemOf(OpTy op, ShapedType yTy) {
   ::mxgemm::contract::GemmProblem p;
-  p.n = getN();
-  p.k = getK();
+  p.n = op.getN();
+  p.k = op.getK();
   // The op's type constraints admit exactly the formats mapped here.
-  p.xType = *toContractElementType(getX().getType().getElementType());
-  p.wType = *toContractElementType(getW().getType().getElementType());
-  p.wScale = toContract(getWScale());
-  p.outType = *toContractElementType(getY().getType().getElementType());
+  p.xType = *toContractElementType(op.getX().getType().getElementType());
+  p.wType = *toContractElementType(op.getW().getType().getElementType());
+  p.wScale = toContract(op.getWScale());
+  p.outType = *toContractElementType(yTy.getElementType());
   return p;
 }
 
-LogicalResult ScaledMatmulOp::verify() {
+::mxgemm::contract::GemmProblem ScaledMatmulOp::getProblem() {
+  return problemOf(*this, getY().getType());
+}
+
+::mxgemm::contract::GemmProblem ScaledMatmulTensorOp::getProblem() {
+  return problemOf(*this, getInit().getType());
+}
+
+/// The shape, problem and config rules both forms share.
+template <typename OpTy>
+static LogicalResult verifyScaledMatmul(OpTy op, ShapedType xTy,
+                                        ShapedType xsTy, ShapedType wTy,
+                                        ShapedType wsTy, ShapedType yTy) {
   namespace contract = ::mxgemm::contract;
-  MemRefType xTy = getX().getType(), xsTy = getXScales().getType();
-  MemRefType wTy = getW().getType(), wsTy = getWScales().getType();
-  MemRefType yTy = getY().getType();
   int64_t n = wTy.getDimSize(0), k = wTy.getDimSize(1);
   if (ShapedType::isDynamic(n) || ShapedType::isDynamic(k))
-    return emitOpError("requires static N and K in the weight type, got ")
+    return op.emitOpError("requires static N and K in the weight type, got ")
            << wTy;
   if (xTy.getDimSize(1) != k)
-    return emitOpError("X has K = ")
+    return op.emitOpError("X has K = ")
            << dimStr(xTy.getDimSize(1)) << " but W has K = " << k;
   // N and K limits and K % 32 first: the shapes below are derived from them.
-  if (contract::ErrorMessage error = contract::validateProblem(getProblem()))
-    return emitOpError() << *error;
-  const contract::GemmProblem problem = getProblem();
+  const contract::GemmProblem problem = op.getProblem();
+  if (contract::ErrorMessage error = contract::validateProblem(problem))
+    return op.emitOpError() << *error;
   const int64_t kBlocks = problem.scaleColumns();
   int64_t m = xTy.getDimSize(0);
   if (!compatible(xsTy.getDimSize(0), m) || xsTy.getDimSize(1) != kBlocks)
-    return emitOpError("X scales must have shape [M, K/32] = [")
+    return op.emitOpError("X scales must have shape [M, K/32] = [")
            << dimStr(m) << ", " << kBlocks << "], got " << xsTy;
   int64_t wsRows = problem.weightScaleRows();
   if (wsTy.getDimSize(0) != wsRows || wsTy.getDimSize(1) != kBlocks)
-    return emitOpError("W scales with granularity ")
-           << stringifyWeightScaleGranularity(getWScale())
+    return op.emitOpError("W scales with granularity ")
+           << stringifyWeightScaleGranularity(op.getWScale())
            << " must have shape [" << wsRows << ", " << kBlocks << "], got "
            << wsTy;
   if (!compatible(yTy.getDimSize(0), m) || yTy.getDimSize(1) != n)
-    return emitOpError("Y must have shape [M, N] = [")
+    return op.emitOpError("Y must have shape [M, N] = [")
            << dimStr(m) << ", " << n << "], got " << yTy;
+  if (contract::ErrorMessage error = contract::verifyProblemConfig(
+          problem, op.getConfig().getKernelConfig()))
+    return op.emitOpError() << *error;
+  return success();
+}
+
+LogicalResult ScaledMatmulOp::verify() {
+  MemRefType xTy = getX().getType(), xsTy = getXScales().getType();
+  MemRefType wTy = getW().getType(), wsTy = getWScales().getType();
+  MemRefType yTy = getY().getType();
   for (auto [name, ty] : {std::pair<StringRef, MemRefType>{"X", xTy},
                           {"X scales", xsTy},
                           {"W", wTy},
@@ -76,10 +97,13 @@ LogicalResult ScaledMatmulOp::verify() {
                               "layout), got "
                            << ty;
   }
-  if (contract::ErrorMessage error =
-          contract::verifyProblemConfig(problem, getConfig().getKernelConfig()))
-    return emitOpError() << *error;
-  return success();
+  return verifyScaledMatmul(*this, xTy, xsTy, wTy, wsTy, yTy);
+}
+
+LogicalResult ScaledMatmulTensorOp::verify() {
+  return verifyScaledMatmul(*this, getX().getType(), getXScales().getType(),
+                            getW().getType(), getWScales().getType(),
+                            getInit().getType());
 }
 
 //===----------------------------------------------------------------------===//

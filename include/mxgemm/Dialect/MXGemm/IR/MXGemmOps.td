@@ -10,6 +10,8 @@
 include "mxgemm/Dialect/MXGemm/IR/MXGemmDialect.td"
 include "mxgemm/Dialect/MXGemm/IR/MXGemmAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.td"
 
 def MXGemm_FP8Element : AnyTypeOf<[F8E4M3FN, F8E5M2]>;
 def MXGemm_FP8Memref : MemRefRankOf<[F8E4M3FN, F8E5M2], [2]>;
@@ -74,6 +76,65 @@ def MXGemm_ScaledMatmulOp : MXGemm_Op<"scaled_matmul"> {
     int64_t getK() { return getW().getType().getDimSize(1); }
     /// The problem in the contract's terms (shapes, formats, scale kind).
     ::mxgemm::contract::GemmProblem getProblem();
+  }];
+}
+
+def MXGemm_FP8Tensor : TensorRankOf<[F8E4M3FN, F8E5M2], [2]>;
+def MXGemm_ScaleTensor : TensorRankOf<[F8E8M0FNU], [2]>;
+def MXGemm_OutTensor : TensorRankOf<[BF16, F32], [2]>;
+
+def MXGemm_ScaledMatmulTensorOp : MXGemm_Op<"scaled_matmul_tensor",
+    [Pure, AllTypesMatch<["init", "result"]>,
+     DestinationStyleOpInterface,
+     DeclareOpInterfaceMethods<BufferizableOpInterface,
+       ["bufferizesToMemoryRead", "bufferizesToMemoryWrite",
+        "getAliasingValues", "bufferize"]>]> {
+  let summary = "mxgemm.scaled_matmul on tensors (destination style)";
+  let description = [{
+    The tensor form of `mxgemm.scaled_matmul`, for tensor-level pipelines
+    (the IR `mxgemm-raise-scaled-contractions` produces from upstream
+    linalg + `arith.scaling_extf`): the same computation, operand shapes,
+    formats, `config` and `w_scale` (docs/Design.md section 1), with the
+    result `Y` returned as a new value. `init` only gives the result's
+    shape and its destination buffer: it is overwritten in full, never read.
+
+    One-shot bufferization (`one-shot-bufferize`) turns it into
+    `mxgemm.scaled_matmul` on the buffers of its operands, writing into the
+    buffer of `init`; the memref op needs identity-layout buffers, so
+    function boundaries bufferize with
+    `function-boundary-type-conversion=identity-layout-map`. From there the
+    `mxgemm-to-gfx950` pipeline compiles it for gfx950 as usual.
+
+    Example:
+
+    ```mlir
+    %y = mxgemm.scaled_matmul_tensor %x, %xs, %w, %ws into %init
+        {config = #mxgemm.config<>, w_scale = #mxgemm.w_scale<per_row>}
+        : tensor<?x256xf8E4M3FN>, tensor<?x8xf8E8M0FNU>,
+          tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+          into tensor<?x128xbf16>
+    ```
+  }];
+  let arguments = (ins MXGemm_FP8Tensor:$x, MXGemm_ScaleTensor:$x_scales,
+                   MXGemm_FP8Tensor:$w, MXGemm_ScaleTensor:$w_scales,
+                   MXGemm_OutTensor:$init,
+                   MXGemm_ConfigAttr:$config,
+                   MXGemm_WeightScaleGranularityAttr:$w_scale);
+  let results = (outs MXGemm_OutTensor:$result);
+  let assemblyFormat = [{
+    $x `,` $x_scales `,` $w `,` $w_scales `into` $init attr-dict `:`
+    type($x) `,` type($x_scales) `,` type($w) `,` type($w_scales) `into`
+    type($init)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getN() { return getW().getType().getDimSize(0); }
+    int64_t getK() { return getW().getType().getDimSize(1); }
+    /// The problem in the contract's terms (shapes, formats, scale kind).
+    ::mxgemm::contract::GemmProblem getProblem();
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return getInitMutable();
+    }
   }];
 }
 

@@ -8,7 +8,10 @@
 #ifndef MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_H
 #define MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 

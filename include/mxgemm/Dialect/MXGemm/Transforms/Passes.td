@@ -230,4 +230,123 @@ def MXGemmScheduleMfma : Pass<"mxgemm-schedule-mfma"> {
   let dependentDialects = ["::mlir::ROCDL::ROCDLDialect"];
 }
 
+def MXGemmRaiseScaledContractions
+    : Pass<"mxgemm-raise-scaled-contractions", "::mlir::func::FuncOp"> {
+  let summary = "raise upstream MX contractions (linalg + arith.scaling_extf) "
+                "to mxgemm.scaled_matmul_tensor";
+  let description = [{
+    Finds the block-scaled FP8 GEMMs an upstream tensor-level pipeline
+    (IREE-, torch-mlir- or Triton-style) emits and replaces them with
+    `mxgemm.scaled_matmul_tensor`, which `one-shot-bufferize` turns into
+    `mxgemm.scaled_matmul` and `mxgemm-to-gfx950` compiles for gfx950's
+    scaled MFMAs (`v_mfma_scale_f32_*_f8f6f4`). What it matches, on ranked
+    tensors:
+
+    - the contraction `Y[m, n] = sum_k A[m, k] * B[n, k]` spelled as
+      `linalg.generic` (maps `(m, n, k) -> (m, k)`, `(n, k)`, `(m, n)`,
+      iterators parallel, parallel, reduction, body `mulf` + `addf`),
+      `linalg.matmul` with those `indexing_maps` (B transposed) or
+      `linalg.contract` with those maps;
+    - both operands `arith.scaling_extf` of an FP8 tensor (`f8E4M3FN` or
+      `f8E5M2`, `[M, K]` / `[N, K]`) by E8M0 scales (`f8E8M0FNU`) extended
+      to f32; the scales are an `[R, K/32]` tensor broadcast along K in
+      blocks of 32, by a `linalg.generic` that yields its input with the
+      input map `(r, k) -> (r, k floordiv 32)` (per row) or, for the
+      weights, `(n, k) -> (n floordiv 32, k floordiv 32)` (32x32 blocks), or
+      by `tensor.collapse_shape [[0], [1, 2]]` of a `linalg.broadcast`
+      `[R, K/32] -> [R, K/32, 32]` (`dimensions = [2]`, per row);
+    - an f32 accumulator from `linalg.fill` of `+0.0`;
+    - optionally the f32 result rounded to bf16 by `arith.truncf` (nearest
+      even) or by an elementwise `linalg.generic` whose body is that
+      `arith.truncf`: the op then writes bf16 directly.
+
+    N and K must be static, M may be dynamic; the problem must satisfy the
+    contract (docs/Design.md section 1) and the config chosen (below).
+    The op is built with the compiler's default config, `#mxgemm.config<>`
+    (the config `mxgemm-compile` uses without `--config`; the tuning
+    database is a build-time input of the runtime, not reachable from a
+    pass), or with the `config` option. Dead producers (fill, broadcasts,
+    `scaling_extf`) are erased.
+
+    **Rounding.** Raising changes the numerics: upstream's contraction
+    rounds every f32 addition and `arith.scaling_extf` to f32 can overflow
+    (to inf) where the exact MX product does not, while the MX contract
+    forms each K-step's sum exactly and rounds once per K-step (64 or 128
+    elements, docs/Design.md section 1). Results agree within the
+    project's tolerance rule (docs/Numerics.md), not bit for bit. With
+    `require-opt-in`, only contractions that carry the unit attribute
+    `mxgemm.accept_mx_rounding` are raised.
+
+    A scaled contraction (one with an `arith.scaling_extf` operand) that
+    does not match is left unchanged with a remark
+    `not raised to mxgemm: <reason>` (e.g. scales broadcast in blocks of
+    16, f16 accumulation, B not transposed, a non-zero initial
+    accumulator). Contractions without `scaling_extf` operands are not
+    looked at.
+
+    Example: `mxgemm-opt --mxgemm-raise-scaled-contractions in.mlir`, then
+    `--one-shot-bufferize="bufferize-function-boundaries
+    function-boundary-type-conversion=identity-layout-map"`.
+  }];
+  let options = [
+    Option<"requireOptIn", "require-opt-in", "bool", /*default=*/"false",
+           "raise only contractions with the unit attribute "
+           "mxgemm.accept_mx_rounding">,
+    Option<"config", "config", "std::string", /*default=*/"\"\"",
+           "body of the #mxgemm.config<...> to build the op with; empty: "
+           "the default config">
+  ];
+  let statistics = [
+    Statistic<"numRaised", "num-raised",
+              "contractions replaced by mxgemm.scaled_matmul_tensor">,
+    Statistic<"numMissed", "num-missed",
+              "scaled contractions left unchanged (with a remark)">
+  ];
+  let dependentDialects = ["::mxgemm::MXGemmDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def MXGemmLowerToUpstream
+    : Pass<"mxgemm-lower-to-upstream", "::mlir::func::FuncOp"> {
+  let summary = "lower mxgemm.scaled_matmul(_tensor) to linalg + "
+                "arith.scaling_extf (a portable reference)";
+  let description = [{
+    Rewrites `mxgemm.scaled_matmul` (memrefs) and
+    `mxgemm.scaled_matmul_tensor` (tensors) as upstream MLIR that any
+    target can compile, for example the CPU through `mlir-runner`: a
+    `linalg.fill` of `+0.0` into an f32 `[M, N]` accumulator, one
+    `linalg.generic` over `(m, n, k)` whose body is
+    `scaling_extf(X[m, k], Xs[m, k floordiv 32]) *
+    scaling_extf(W[n, k], Ws[n, k floordiv 32])` added to the accumulator
+    (`Ws[n floordiv 32, k floordiv 32]` for 32x32-block weight scales),
+    and for bf16 output an elementwise `linalg.generic` with
+    `arith.truncf` (nearest even) into Y. On memrefs the f32 accumulator of
+    a bf16 result is a `memref.alloc`, freed after use. The config is not
+    used: this is not a gfx950 kernel.
+
+    **Numerics.** This is upstream's rounding, not the MX contract's: every
+    f32 addition rounds (the contract rounds once per K-step) and a
+    dequantized operand can overflow f32 where the exact product does not.
+    The result agrees with the C++ reference (`referenceGemmFP64`) within
+    the tolerance rule of docs/Numerics.md for K-step 1, i.e.
+    `|y - ref| <= K * 2^-24 * sum_k |products|` plus the bf16 rounding of
+    the result; it is not bit-exact with a gfx950 kernel.
+
+    On the CPU, FP8 and E8M0 arithmetic needs
+    `arith-expand{include-f8e8m0=true}` and `convert-arith-to-apfloat`
+    (with `libmlir_apfloat_wrappers.so` at run time); see
+    `test/Dialect/MXGemm/Transforms/lower-to-upstream-cpu.test`.
+
+    Example: `mxgemm-opt --mxgemm-lower-to-upstream examples/wq_b.mlir`.
+  }];
+  let statistics = [
+    Statistic<"numLowered", "num-lowered",
+              "mxgemm GEMMs rewritten as linalg + arith.scaling_extf">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_TD
