@@ -26,7 +26,7 @@ std::vector<SpaceAxis> tuner::defaultSearchSpace() {
       {"stages", {"1", "2", "3"}},
       {"lds_layout", {"padded", "xor"}},
       {"split", {"1", "2"}},
-      {"schedule", {"interleave", "default"}, false},
+      {"schedule", {"interleave", "default", "pingpong"}, false},
       {"group_m", {"4", "8", "16"}, false},
       {"group_n", {"0", "4", "8"}, false},
       {"xcd_remap", {"true", "false"}, false},

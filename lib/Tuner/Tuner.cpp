@@ -78,6 +78,10 @@ const char *const kSeeds[][2] = {
           "waves_n = 4, stage_x = lds_async, stage_w = lds_async, stages = 2, "
           "lds_layout = xor, schedule = interleave, group_m = 8, "
           "group_n = 4, xcd_remap = true"},
+    {"Q3", "tile_m = 256, tile_n = 256, tile_k = 64, waves_m = 4, "
+           "waves_n = 2, stage_x = lds_async, stage_w = lds_async, "
+           "stages = 3, lds_layout = xor, schedule = pingpong, group_m = 8, "
+           "group_n = 4, xcd_remap = true"},
 };
 
 KernelConfig parseSeed(const char *text) {
