@@ -113,6 +113,13 @@ int run(int argc, char **argv) {
   p.w_scale = mxgemm_scale_granularity(*granularity);
   p.w_layout = layout == "panels" ? MXGEMM_WEIGHTS_MFMA_PANELS
                                   : MXGEMM_WEIGHTS_ROW_MAJOR;
+  // A loaded kernel's layout is in its descriptor: auto takes it from there
+  // (mxgemm_kernel_query refuses a mismatch as an invalid argument rather
+  // than naming the layout it wants, as mxgemm_query does).
+  if (layout == "auto" && !code.empty())
+    p.w_layout = d.wLayout == contract::WeightLayout::MfmaPanels
+                     ? MXGEMM_WEIGHTS_MFMA_PANELS
+                     : MXGEMM_WEIGHTS_ROW_MAJOR;
   run.autoWeightLayout = layout == "auto";
   run.seed = uint64_t(opts.integer("--seed", 1));
   const int64_t sample = opts.integer("--sample", 4);
