@@ -29,6 +29,17 @@ bool isRingBarrierFence(Operation *op, LLVM::AtomicOrdering ordering) {
          fence.getSyncscope() == kRingBarrierSyncScope;
 }
 
+/// s_barrier between single-thread fences: the compiler may not move memory
+/// operations across it, and no wait is added (see RingBarrierOp). The ring
+/// barrier and the ping-pong turn share it, so endsRingBarrier sees both.
+void emitRingBarrier(OpBuilder &b, Location loc) {
+  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release,
+                        kRingBarrierSyncScope);
+  ROCDL::SBarrierOp::create(b, loc);
+  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire,
+                        kRingBarrierSyncScope);
+}
+
 class WaitCopiesLowering : public CountingPattern<WaitCopiesOp> {
 public:
   using CountingPattern::CountingPattern;
@@ -46,8 +57,7 @@ public:
   }
 };
 
-/// s_barrier between single-thread fences: the compiler may not move memory
-/// operations across it, and no wait is added (see RingBarrierOp).
+/// mxgemm.ring_barrier as emitRingBarrier's fenced s_barrier.
 class RingBarrierLowering : public CountingPattern<RingBarrierOp> {
 public:
   using CountingPattern::CountingPattern;
@@ -55,12 +65,7 @@ public:
   LogicalResult
   matchAndRewrite(RingBarrierOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::release,
-                          kRingBarrierSyncScope);
-    ROCDL::SBarrierOp::create(rewriter, loc);
-    LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acquire,
-                          kRingBarrierSyncScope);
+    emitRingBarrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     count(&MXGemmToAMDGPUCounts::barriers);
     return success();
@@ -79,11 +84,7 @@ void emitPingPongTurn(OpBuilder &b, Location loc, int64_t pendingLoads) {
       b, loc, b.getI32IntegerAttr(pendingLoads), /*store=*/nullptr,
       /*ds=*/nullptr, /*exp=*/nullptr, /*tensor=*/nullptr);
   schedBarrier();
-  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release,
-                        kRingBarrierSyncScope);
-  ROCDL::SBarrierOp::create(b, loc);
-  LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire,
-                        kRingBarrierSyncScope);
+  emitRingBarrier(b, loc);
   schedBarrier();
   ROCDL::SetPrioOp::create(b, loc, b.getI16IntegerAttr(1));
 }
