@@ -48,16 +48,19 @@ def test_descriptor_plan_refuses_what_the_runtime_refuses():
         mxgemm.descriptor_plan({"kernel": "k"}, 128)
 
 
-def test_loaded_kernel_runs_bit_exact_on_the_facade(ctx):
-    code, d = _embedded()
+# index_query's kernel reads W row-major, fused_qkv's packed MFMA panels.
+@pytest.mark.parametrize("entry,layout", [("index_query", "row_major"),
+                                          ("fused_qkv", "mfma_panels")])
+def test_loaded_kernel_runs_bit_exact_on_the_facade(ctx, entry, layout):
+    code, d = _embedded(entry)
     k = mxgemm.LoadedKernel(code, d, ctx=ctx)
     m, n, kk = 300, d["problem"]["n"], d["problem"]["k"]
     plan = k.plan(m)
     assert plan.eligible and plan.grid == mxgemm.descriptor_plan(d, m).grid
     x, xs = mxgemm.random_mx(1, m, kk)
     w, ws = mxgemm.random_mx(2, n, kk, granularity="block32x32")
-    assert d["w_layout"] == "mfma_panels"
-    packed = mxgemm.pack_weight_panels(w, d)
+    assert d["w_layout"] == layout
+    packed = mxgemm.pack_weight_panels(w, d) if layout == "mfma_panels" else w
     ptrs = [ctx.to_device(a) for a in (x, xs, packed, ws)]
     y = np.full((m, n), 0xFFFF, np.uint16)
     ptrs.append(ctx.to_device(y))

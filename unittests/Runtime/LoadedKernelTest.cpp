@@ -29,8 +29,8 @@ namespace contract = mxgemm::contract;
 
 constexpr const char *kMissingHip = "/nonexistent/libamdhip64.so";
 
-/// The code object and descriptor of the embedded `index_query` kernel
-/// (N = 4096, K = 1280, packed W).
+/// The code object and descriptor of the embedded `fused_qkv` kernel
+/// (N = 1792, K = 5120, packed W).
 struct Material {
   std::vector<uint8_t> code;
   std::string descriptor;
@@ -38,7 +38,7 @@ struct Material {
     for (size_t i = 0; i < mxgemm_kernel_count(); ++i) {
       mxgemm_kernel_info info;
       EXPECT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
-      if (std::strcmp(info.entry, "index_query") != 0)
+      if (std::strcmp(info.entry, "fused_qkv") != 0)
         continue;
       const void *data;
       size_t bytes;
@@ -149,7 +149,7 @@ TEST(LoadedKernel, TamperedDescriptorIsRefused) {
        Material::replaced(m.descriptor, "\"group_m\": 8", "\"group_m\": 4"),
        "kernel descriptor: grid disagrees with the problem and config"},
       {"N edited",
-       Material::replaced(m.descriptor, "\"n\": 4096", "\"n\": 8192"),
+       Material::replaced(m.descriptor, "\"n\": 1792", "\"n\": 8192"),
        "kernel descriptor: grid disagrees"},
       {"another chip",
        Material::replaced(m.descriptor, "\"chip\": \"gfx950\"",
@@ -183,7 +183,7 @@ TEST(LoadedKernel, TamperedDescriptorIsRefused) {
        "40-byte kernarg segment"},
       // The hash matches, but the image defines another kernel.
       {"another kernel name",
-       Material::replaced(m.descriptor, "\"kernel\": \"mxgemm_index_query\"",
+       Material::replaced(m.descriptor, "\"kernel\": \"mxgemm_fused_qkv\"",
                           "\"kernel\": \"mxgemm_wq_b\""),
        "code object: defines no kernel 'mxgemm_wq_b'"},
   };
@@ -304,9 +304,9 @@ struct Loaded {
   }
 };
 
-mxgemm_problem indexQuery(int64_t m) {
+mxgemm_problem fusedQkv(int64_t m) {
   mxgemm_problem p;
-  mxgemm_problem_init(&p, m, 4096, 1280);
+  mxgemm_problem_init(&p, m, 1792, 5120);
   p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
   return p;
 }
@@ -317,21 +317,21 @@ TEST(LoadedKernel, PlanIsTheEmbeddedKernelsPlan) {
   Context c;
   Loaded k(c.ctx, m);
   ASSERT_NE(k.kernel, nullptr);
-  mxgemm_problem p = indexQuery(9199);
+  mxgemm_problem p = fusedQkv(9199);
   mxgemm_plan loaded, embedded;
   ASSERT_EQ(mxgemm_kernel_query(c.ctx, k.kernel, &p, &loaded), MXGEMM_STATUS_OK)
       << loaded.message;
   ASSERT_EQ(mxgemm_query(c.ctx, &p, &embedded), MXGEMM_STATUS_OK);
-  EXPECT_STREQ(loaded.kernel, "mxgemm_index_query");
+  EXPECT_STREQ(loaded.kernel, "mxgemm_fused_qkv");
   EXPECT_STREQ(loaded.config, embedded.config);
   EXPECT_STREQ(loaded.entry, "");
   EXPECT_STREQ(loaded.note, "");
   EXPECT_EQ(loaded.grid_x, embedded.grid_x);
-  EXPECT_EQ(loaded.grid_x, 72u * 16u);
+  EXPECT_EQ(loaded.grid_x, 72u * 7u);
   EXPECT_EQ(loaded.block_x, embedded.block_x);
   EXPECT_EQ(loaded.k_step, 64u);
   EXPECT_EQ(loaded.program_tile_m, 128u);
-  EXPECT_EQ(loaded.num_tiles_n, 16u);
+  EXPECT_EQ(loaded.num_tiles_n, 7u);
   EXPECT_EQ(loaded.group_m, embedded.group_m);
   EXPECT_EQ(loaded.xcd_remap, 1u);
   EXPECT_EQ(loaded.w_layout, MXGEMM_WEIGHTS_MFMA_PANELS);
@@ -341,23 +341,23 @@ TEST(LoadedKernel, PlanIsTheEmbeddedKernelsPlan) {
   p.m = 1;
   ASSERT_EQ(mxgemm_kernel_query(c.ctx, k.kernel, &p, &loaded), MXGEMM_STATUS_OK)
       << loaded.message;
-  EXPECT_EQ(loaded.grid_x, 16u);
+  EXPECT_EQ(loaded.grid_x, 7u);
 }
 
 // mxgemm_descriptor_query: the plan from the descriptor alone (no context,
 // no HIP, no code object) is the embedded kernel's plan, by the same rules.
 TEST(LoadedKernel, DescriptorQueryNeedsNoContext) {
   Material m;
-  mxgemm_problem p = indexQuery(9199);
+  mxgemm_problem p = fusedQkv(9199);
   mxgemm_plan plan;
   ASSERT_EQ(mxgemm_descriptor_query(m.descriptor.c_str(), &p, &plan),
             MXGEMM_STATUS_OK)
       << plan.message;
-  EXPECT_EQ(plan.grid_x, 72u * 16u);
+  EXPECT_EQ(plan.grid_x, 72u * 7u);
   EXPECT_EQ(plan.block_x, 256u);
   EXPECT_EQ(plan.k_step, 64u);
   EXPECT_EQ(plan.program_tile_m, 128u);
-  EXPECT_EQ(plan.num_tiles_n, 16u);
+  EXPECT_EQ(plan.num_tiles_n, 7u);
   EXPECT_EQ(plan.group_m, 8u);
   EXPECT_EQ(plan.xcd_remap, 1u);
   EXPECT_EQ(plan.w_layout, MXGEMM_WEIGHTS_MFMA_PANELS);
@@ -370,7 +370,7 @@ TEST(LoadedKernel, DescriptorQueryNeedsNoContext) {
   p.m = 1;
   ASSERT_EQ(mxgemm_descriptor_query(m.descriptor.c_str(), &p, &plan),
             MXGEMM_STATUS_OK);
-  EXPECT_EQ(plan.grid_x, 16u);
+  EXPECT_EQ(plan.grid_x, 7u);
 
   // The kernel's problem is required; M is an i32.
   p.n = 8192;
@@ -378,13 +378,13 @@ TEST(LoadedKernel, DescriptorQueryNeedsNoContext) {
             MXGEMM_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(std::strstr(mxgemm_last_error(), "does not match kernel"), nullptr)
       << mxgemm_last_error();
-  p = indexQuery(int64_t(1) << 31);
+  p = fusedQkv(int64_t(1) << 31);
   EXPECT_EQ(mxgemm_descriptor_query(m.descriptor.c_str(), &p, &plan),
             MXGEMM_STATUS_NOT_ELIGIBLE);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_M_OUT_OF_RANGE);
 
   // A descriptor that does not parse or is inconsistent, NULLs.
-  p = indexQuery(9199);
+  p = fusedQkv(9199);
   const std::string edited =
       Material::replaced(m.descriptor, "\"group_m\": 8", "\"group_m\": 4");
   EXPECT_EQ(mxgemm_descriptor_query(edited.c_str(), &p, &plan),
@@ -412,32 +412,38 @@ TEST(LoadedKernel, LaunchMatchesReference) {
   Loaded k(c.ctx, m);
   ASSERT_NE(k.kernel, nullptr);
   // M = 300: three tile rows, the last a partial one (44 rows).
-  Problem prob(300, 4096, 1280, 5);
+  Problem prob(300, 1792, 5120, 5);
   prob.p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
   mxgemm_plan plan;
   ASSERT_EQ(mxgemm_kernel_query(c.ctx, k.kernel, &prob.p, &plan),
             MXGEMM_STATUS_OK)
       << plan.message;
-  ASSERT_EQ(plan.grid_x, 48u);
+  ASSERT_EQ(plan.grid_x, 21u);
   // W packed on the host with the contract's layout.
   std::vector<uint8_t> panels(prob.w.data.size());
-  contract::packWeightPanels(prob.w.data.data(), panels.data(), 4096, 1280, 32);
+  contract::packWeightPanels(prob.w.data.data(), panels.data(), 1792, 5120, 32);
   DeviceBuffer x(c.ctx, prob.x.data), xs(c.ctx, prob.x.scales),
       w(c.ctx, panels), ws(c.ctx, prob.w.scales);
-  const size_t yBytes = size_t(300) * 4096 * 2;
+  const size_t yBytes = size_t(300) * 1792 * 2;
   DeviceBuffer y(c.ctx, yBytes);
   ASSERT_EQ(mxgemm_device_memset(c.ctx, y.ptr, 0xff, yBytes), MXGEMM_STATUS_OK);
   // Workgroup 0, two of the partial last tile row (rows 256..299) and one
-  // more, located through the kernel's tile order.
+  // of the middle tile row, located through the kernel's tile order.
   std::vector<uint32_t> workgroups = {0};
   nx::GemmCheckOptions check;
   check.reference.kStep = int(plan.k_step);
   uint64_t expected = 0;
+  int edgeTiles = 0;
+  bool interiorTile = false;
   for (uint32_t g = 0; g < plan.grid_x; ++g) {
     int64_t row, col;
     ASSERT_EQ(mxgemm_plan_workgroup_tile(&plan, g, &row, &col),
               MXGEMM_STATUS_OK);
-    if ((row == 256 && workgroups.size() < 3) || g == 29 || g == 0) {
+    const bool edge = row == 256 && edgeTiles < 2;
+    const bool interior = row == 128 && !interiorTile;
+    if (edge || interior || g == 0) {
+      edgeTiles += edge;
+      interiorTile |= interior;
       if (g != 0)
         workgroups.push_back(g);
       const int64_t rowEnd = std::min<int64_t>(row + plan.program_tile_m, 300);
@@ -485,26 +491,26 @@ TEST(LoadedKernel, MismatchedProblemIsRefused) {
   } cases[] = {
       {"N", [](mxgemm_problem &p) { p.n = 5120; },
        MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE,
-       "the problem (N = 5120, K = 1280) does not match kernel "
-       "'mxgemm_index_query', compiled for N = 4096, K = 1280"},
+       "the problem (N = 5120, K = 5120) does not match kernel "
+       "'mxgemm_fused_qkv', compiled for N = 1792, K = 5120"},
       {"K", [](mxgemm_problem &p) { p.k = 1152; },
        MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE, "K = 1152"},
       {"W format", [](mxgemm_problem &p) { p.w_type = MXGEMM_DTYPE_E5M2; },
        MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE,
        "the problem's formats (x e4m3, w e5m2, out bf16) do not match kernel "
-       "'mxgemm_index_query', compiled for x e4m3, w e4m3, out bf16"},
+       "'mxgemm_fused_qkv', compiled for x e4m3, w e4m3, out bf16"},
       {"output", [](mxgemm_problem &p) { p.out_type = MXGEMM_DTYPE_F32; },
        MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE, "out f32"},
       {"scale kind",
        [](mxgemm_problem &p) { p.w_scale = MXGEMM_SCALE_PER_ROW; },
        MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE,
        "the problem's w_scale (per_row) does not match kernel "
-       "'mxgemm_index_query', compiled for block32x32"},
+       "'mxgemm_fused_qkv', compiled for block32x32"},
       {"W layout",
        [](mxgemm_problem &p) { p.w_layout = MXGEMM_WEIGHTS_ROW_MAJOR; },
        MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE,
        "the problem's w_layout (row_major) does not match kernel "
-       "'mxgemm_index_query', which reads mfma_panels"},
+       "'mxgemm_fused_qkv', which reads mfma_panels"},
       {"M = 0", [](mxgemm_problem &p) { p.m = 0; },
        MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE,
        "M, N and K must be positive"},
@@ -512,12 +518,12 @@ TEST(LoadedKernel, MismatchedProblemIsRefused) {
        MXGEMM_STATUS_NOT_ELIGIBLE, MXGEMM_REASON_M_OUT_OF_RANGE,
        "M = 2147483648 is above 2147483647, the largest M a kernel takes (M "
        "is an i32 kernel argument)"},
-      {"strided X", [](mxgemm_problem &p) { p.ld_x = 2048; },
+      {"strided X", [](mxgemm_problem &p) { p.ld_x = 8192; },
        MXGEMM_STATUS_NOT_ELIGIBLE, MXGEMM_REASON_NOT_CONTIGUOUS,
        "X is not contiguous"},
   };
   for (const auto &tc : cases) {
-    mxgemm_problem p = indexQuery(1000);
+    mxgemm_problem p = fusedQkv(1000);
     tc.edit(p);
     mxgemm_plan plan;
     EXPECT_EQ(mxgemm_kernel_query(c.ctx, k.kernel, &p, &plan), tc.status)
@@ -534,7 +540,7 @@ TEST(LoadedKernel, MismatchedProblemIsRefused) {
         << tc.what << ": " << mxgemm_last_error();
   }
   // Pointer rules of the launch.
-  mxgemm_problem p = indexQuery(1000);
+  mxgemm_problem p = fusedQkv(1000);
   mxgemm_plan plan;
   mxgemm_tensors misaligned{base, base, base, base + 8, base};
   EXPECT_EQ(
@@ -559,7 +565,7 @@ TEST(LoadedKernel, HandleLifecycle) {
   REQUIRE_FACADE();
   Material m;
   Context a, b;
-  mxgemm_problem p = indexQuery(1000);
+  mxgemm_problem p = fusedQkv(1000);
   mxgemm_plan plan;
   mxgemm_loaded_kernel *kernel = nullptr;
   ASSERT_EQ(mxgemm_kernel_load(a.ctx, m.code.data(), m.code.size(),
@@ -627,7 +633,7 @@ TEST(LoadedKernel, DryRunPacksButDoesNotLaunch) {
   Context c(/*strict=*/0, /*dryRun=*/1);
   Loaded k(c.ctx, m);
   ASSERT_NE(k.kernel, nullptr);
-  mxgemm_problem p = indexQuery(1000);
+  mxgemm_problem p = fusedQkv(1000);
   // Plausible aligned addresses; nothing is launched, so nothing is read.
   mxgemm_tensors t{reinterpret_cast<const void *>(0x10000),
                    reinterpret_cast<const void *>(0x20000),
@@ -638,7 +644,7 @@ TEST(LoadedKernel, DryRunPacksButDoesNotLaunch) {
   EXPECT_EQ(mxgemm_kernel_launch(c.ctx, k.kernel, &p, &t, nullptr, &plan),
             MXGEMM_STATUS_OK)
       << plan.message;
-  EXPECT_EQ(plan.grid_x, 8u * 16u);
+  EXPECT_EQ(plan.grid_x, 8u * 7u);
 }
 
 TEST(LoadedKernel, DeviceAndHipFailuresAreMessages) {
@@ -650,12 +656,12 @@ TEST(LoadedKernel, DeviceAndHipFailuresAreMessages) {
     const char *message;
   } cases[] = {
       {"arch", MXGEMM_STATUS_NOT_ELIGIBLE,
-       "has compute capability 9.4; kernel 'mxgemm_index_query' is for "
+       "has compute capability 9.4; kernel 'mxgemm_fused_qkv' is for "
        "gfx950 (9.5)"},
       {"code_object", MXGEMM_STATUS_HIP_ERROR,
-       "hipModuleLoadData(mxgemm_index_query): "},
+       "hipModuleLoadData(mxgemm_fused_qkv): "},
       {"function", MXGEMM_STATUS_HIP_ERROR,
-       "hipModuleGetFunction(mxgemm_index_query): "},
+       "hipModuleGetFunction(mxgemm_fused_qkv): "},
   };
   for (const auto &t : cases) {
     ::setenv("MXGEMM_RUNTIME_FAULT", t.fault, 1);
@@ -674,12 +680,11 @@ TEST(LoadedKernel, DeviceAndHipFailuresAreMessages) {
   ::setenv("MXGEMM_RUNTIME_FAULT", "function", 1);
   Context c;
   ::unsetenv("MXGEMM_RUNTIME_FAULT");
-  mxgemm_problem p = indexQuery(9000);
+  mxgemm_problem p = fusedQkv(9000);
   mxgemm_plan plan;
   EXPECT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_CODE_OBJECT_LOAD);
-  EXPECT_TRUE(
-      contains(plan.message, "hipModuleGetFunction(mxgemm_index_query)"))
+  EXPECT_TRUE(contains(plan.message, "hipModuleGetFunction(mxgemm_fused_qkv)"))
       << plan.message;
 }
 

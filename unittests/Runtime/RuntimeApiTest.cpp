@@ -42,11 +42,10 @@ mxgemm_context_options missingHipOptions(int strict = 0) {
 }
 
 // A problem of the wq_b family inside the tuned range; its kernel reads W
-// packed in MFMA panels.
+// row-major (tuning/gfx950.json).
 mxgemm_problem tunedProblem(int64_t m = 16384) {
   mxgemm_problem p;
   mxgemm_problem_init(&p, m, 16384, 1280);
-  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
   return p;
 }
 

@@ -60,11 +60,16 @@ TEST(RuntimeFacade, PlansForEveryFamily) {
 TEST(RuntimeFacade, GemmMatchesReferenceOnSampledWorkgroups) {
   REQUIRE_FACADE();
   Context c;
-  // index_query (N = 4096, K = 1280) at the smallest tuned M: 65 x 16
-  // workgroups; the first, an interior one and the last (a 1-row edge
-  // tile). Its kernel reads packed W: runAndCheck packs it once.
+  // index_query (N = 4096, K = 1280) at the smallest tuned M: its 256x256
+  // ping-pong kernel reads W row-major; 33 x 16 workgroups. The first, an
+  // interior one and the last (a 1-row edge tile).
   Problem prob(8193, 4096, 1280, 7);
-  runAndCheck(c.ctx, prob, {0, 33, 65 * 16 - 1});
+  mxgemm_plan plan;
+  ASSERT_EQ(mxgemm_query(c.ctx, &prob.p, &plan), MXGEMM_STATUS_OK)
+      << plan.message;
+  ASSERT_EQ(plan.w_layout, MXGEMM_WEIGHTS_ROW_MAJOR);
+  ASSERT_EQ(plan.grid_x, 33u * 16u);
+  runAndCheck(c.ctx, prob, {0, 33, plan.grid_x - 1});
 }
 
 TEST(RuntimeFacade, MisalignedPointersAreNotEligible) {
@@ -72,7 +77,6 @@ TEST(RuntimeFacade, MisalignedPointersAreNotEligible) {
   Context c;
   mxgemm_problem p;
   mxgemm_problem_init(&p, 8193, 4096, 1280);
-  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
   DeviceBuffer buf(c.ctx, 4096);
   char *base = static_cast<char *>(buf.ptr);
   mxgemm_tensors t{base, base, base, base + 8, base};
@@ -87,9 +91,10 @@ TEST(RuntimeFacade, MisalignedPointersAreNotEligible) {
 TEST(RuntimeFacade, PackedWeightsMatchReference) {
   REQUIRE_FACADE();
   Context c;
-  // wq_b (N = 16384, K = 1280) reads W in MFMA panels (tuning database):
-  // its first workgroup, an interior one, and the last (a 1-row edge tile).
-  Problem prob(8193, 16384, 1280, 11);
+  // fused_qkv (N = 1792, K = 5120) reads W in MFMA panels (tuning
+  // database): its first workgroup, an interior one, and the last (a 1-row
+  // edge tile).
+  Problem prob(8193, 1792, 5120, 11);
   mxgemm_plan plan;
   ASSERT_EQ(mxgemm_query(c.ctx, &prob.p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_PACKED_WEIGHTS);
@@ -107,20 +112,24 @@ TEST(RuntimeFacade, PackedWeightsMatchReference) {
 TEST(RuntimeFacade, PackingFollowsTheKernel) {
   REQUIRE_FACADE();
   Context c;
-  // Every embedded kernel reads packed W (tuning/gfx950.json), so the
-  // NOT_SUPPORTED answer for a row-major kernel has no kernel to test with.
   // No kernel for this M: nothing to pack for.
   mxgemm_problem p;
   size_t bytes = 123;
-  mxgemm_problem_init(&p, 100, 16384, 1280);
+  mxgemm_problem_init(&p, 100, 1792, 5120);
   EXPECT_EQ(mxgemm_pack_weights(c.ctx, &p, nullptr, nullptr, &bytes, nullptr),
             MXGEMM_STATUS_NOT_ELIGIBLE);
-  // Size query, then misaligned buffers are refused before any copy.
+  // wq_b's kernel reads W row-major (tuning/gfx950.json): nothing to pack.
   mxgemm_problem_init(&p, 16384, 16384, 1280);
+  EXPECT_EQ(mxgemm_pack_weights(c.ctx, &p, nullptr, nullptr, &bytes, nullptr),
+            MXGEMM_STATUS_NOT_SUPPORTED)
+      << mxgemm_last_error();
+  // fused_qkv's reads panels: size query, then misaligned buffers are
+  // refused before any copy.
+  mxgemm_problem_init(&p, 16384, 1792, 5120);
   ASSERT_EQ(mxgemm_pack_weights(c.ctx, &p, nullptr, nullptr, &bytes, nullptr),
             MXGEMM_STATUS_OK)
       << mxgemm_last_error();
-  EXPECT_EQ(bytes, size_t(16384) * 1280);
+  EXPECT_EQ(bytes, size_t(1792) * 5120);
   DeviceBuffer buf(c.ctx, 64);
   char *base = static_cast<char *>(buf.ptr);
   EXPECT_EQ(mxgemm_pack_weights(c.ctx, &p, base + 8, base, &bytes, nullptr),
@@ -135,7 +144,6 @@ TEST(RuntimeFacade, CodeObjectLoadFailure) {
   ::unsetenv("MXGEMM_RUNTIME_FAULT");
   mxgemm_problem p;
   mxgemm_problem_init(&p, 8193, 4096, 1280);
-  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
   mxgemm_plan plan;
   EXPECT_EQ(mxgemm_query(lenient.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_CODE_OBJECT_LOAD);
@@ -154,7 +162,6 @@ TEST(RuntimeFacade, WrongArchIsNotEligible) {
   ::unsetenv("MXGEMM_RUNTIME_FAULT");
   mxgemm_problem p;
   mxgemm_problem_init(&p, 8193, 4096, 1280);
-  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
   mxgemm_plan plan;
   EXPECT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_ARCH_MISMATCH);
@@ -167,7 +174,7 @@ TEST(RuntimeFacade, ManyThreadsShareOneContext) {
   Context dry(0, 1); // dry-run: every check and argument packing, no launch
   constexpr int kThreads = 8;
   // fused_qkv (N = 1792, K = 5120): each launching thread has its own Y.
-  // Both kernels read W packed in MFMA panels, packed once up front.
+  // Its kernel reads W packed in MFMA panels, packed once up front.
   Problem prob(8193, 1792, 5120, 11);
   prob.p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
   DeviceBuffer x(c.ctx, prob.x.data), xs(c.ctx, prob.x.scales),
@@ -192,7 +199,9 @@ TEST(RuntimeFacade, ManyThreadsShareOneContext) {
         mxgemm_problem p;
         int64_t m = 8000 + (i * 37 + t) % 9000;
         mxgemm_problem_init(&p, m, i % 2 ? 1792 : 4096, i % 2 ? 5120 : 1280);
-        p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
+        // fused_qkv's kernel reads panels, index_query's row-major W.
+        if (p.n == 1792)
+          p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
         mxgemm_status want = m >= 8193 && m <= 16384
                                  ? MXGEMM_STATUS_OK
                                  : MXGEMM_STATUS_NOT_ELIGIBLE;

@@ -38,7 +38,6 @@ mxgemm_context *create() {
 mxgemm_problem tunedProblem(int64_t m = 16384) {
   mxgemm_problem p;
   mxgemm_problem_init(&p, m, 16384, 1280);
-  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
   return p;
 }
 

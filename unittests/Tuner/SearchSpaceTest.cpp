@@ -202,7 +202,7 @@ TEST(TuningDatabase, WriterOutputIsReadBack) {
   p.workgroupsPerCu = 2;
   p.limiter = "vmem-issue";
   p.targetHash = "0123";
-  db.entries[0].predictions.push_back(p);
+  db.entries[0].predictions = {p}; // replaces what the database predicts
   std::string written = db.toJson("test");
   contract::TuningDatabase back;
   ASSERT_FALSE(contract::TuningDatabase::parse(written, back));
