@@ -16,6 +16,9 @@ Candidates (docs/Tuning.md), all with the 32x32x64 MFMA:
         LDS, 3 stages, groups + XCD remap
   P4    P3 with 4 stages
   Q3    P3 with 4x2 waves (each 64x128: half the X-scale loads of 2x4)
+  R1    256x128x128, 4x2 waves (each 64x64) in ping-pong, 3 stages: every
+        copied row is a whole 128-byte line (tile_k = 64 copies half lines)
+  R2    128x256x128, 2x4 waves (each 64x64), otherwise R1
 Each is compiled with mxgemm-compile and simulated at one M; every time is a
 PREDICTION.
 
@@ -58,6 +61,12 @@ CANDIDATES = {
     "P4": PINGPONG + ", stages = 4",
     "Q3": PINGPONG.replace("waves_m = 2, waves_n = 4",
                            "waves_m = 4, waves_n = 2") + ", stages = 3",
+    "R1": PINGPONG.replace("tile_n = 256, tile_k = 64, waves_m = 2, "
+                           "waves_n = 4", "tile_n = 128, tile_k = 128, "
+                           "waves_m = 4, waves_n = 2") + ", stages = 3",
+    "R2": PINGPONG.replace("tile_m = 256, tile_n = 256, tile_k = 64",
+                           "tile_m = 128, tile_n = 256, tile_k = 128") +
+          ", stages = 3",
 }
 
 
