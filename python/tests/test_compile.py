@@ -83,3 +83,43 @@ def test_compile_reports_shapes_without_a_config():
     _compiler_or_skip()
     with pytest.raises(mxgemm.CompileError, match="no config fits"):
         mxgemm.compile(1000, 992, m=1)
+
+
+def _choose_or_skip(*args, **kwargs):
+    try:
+        return mxgemm.choose_config(*args, **kwargs)
+    except OSError as e:  # no libMXGemmCAPI.so (an installed runtime only)
+        pytest.skip(str(e))
+
+
+def test_choose_config_is_the_compilers_choice():
+    """choose_config binds the C API (mxgemmProblemChooseConfig): the
+    database's entry, read here from tuning/gfx950.json, at M = 16384; and
+    the config mxgemm.compile builds, field for field, for a heuristic key."""
+    choice = _choose_or_skip(16384, 1280, m=16384)
+    entry = _db_entry(16384, 1280, 16384)
+    assert choice["config_source"] == "database:" + entry["name"]
+    body = dict(f.split(" = ") for f in choice["config"].split(", "))
+    for field, value in entry["config"].items():
+        assert body[field] == str(value).lower(), field
+    _compiler_or_skip()
+    choice = _choose_or_skip(7168, 2112, m=4)
+    _, meta = mxgemm.compile(7168, 2112, m=4)
+    assert choice["config_source"] == meta["config_source"]
+    body = dict(f.split(" = ") for f in choice["config"].split(", "))
+    for field, value in body.items():
+        assert str(meta["config"][field]).lower() == value, field
+
+
+def test_choose_config_errors_are_messages():
+    _choose_or_skip(128, 128)
+    with pytest.raises(ValueError, match="no config fits N = 1000"):
+        mxgemm.choose_config(1000, 992, m=1)
+    with pytest.raises(ValueError, match="multiple of 32"):
+        mxgemm.choose_config(128, 100)
+    with pytest.raises(ValueError, match="mHint must be in"):
+        mxgemm.choose_config(128, 128, m=-1)
+    with pytest.raises(ValueError, match="cannot read"):
+        mxgemm.choose_config(128, 128, tuning_db="/nonexistent/db.json")
+    with pytest.raises(ValueError, match="int64"):
+        mxgemm.choose_config(2**64, 128)
