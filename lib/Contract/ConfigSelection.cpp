@@ -51,20 +51,51 @@ int64_t largestDivisor(int64_t extent, std::initializer_list<int64_t> sizes) {
   return 0;
 }
 
-/// The M bucket the heuristic sizes tiles for: the hint's, or without a
-/// hint the one the database's entries serve today (8193..16384).
-int bucketFor(int64_t mHint) {
-  return mHint > 0 ? findMBucket(mHint) : findMBucket(16384);
+/// The M the heuristic sizes tiles for: the hint, or without one the top
+/// of the bucket the database's entries serve today (8193..16384).
+int64_t sizingM(int64_t mHint) { return mHint > 0 ? mHint : 16384; }
+
+/// A workgroup tile (tile_m x tile_n).
+struct Tile {
+  int64_t m, n;
+};
+
+/// The bucket's base tile and the one it grows to, as ranked on mxgemm-sim
+/// (docs/Compiler.md, "How the rules were ranked"): narrow 32 x 128 tiles up
+/// to M = 1024 (small M: more workgroups to stream W), 64 x 256 up to 4096,
+/// the tuned kernels' 128 x 256 above.
+Tile baseTile(int64_t m) {
+  if (m <= 1024)
+    return {32, 128};
+  if (m <= 4096)
+    return {64, 256};
+  return {128, 256};
+}
+Tile grownTile(Tile t) {
+  if (t.m == 32)
+    return {64, 256};
+  return {128, 256};
 }
 
-/// Rows of M a small M wastes least on: 32 up to 64, 64 up to 256, else
-/// 128 (the tuned kernels' tile).
-int64_t tileMForBucket(int bucket) {
-  if (kMBuckets[bucket].mMax <= 64)
-    return 32;
-  if (kMBuckets[bucket].mMax <= 256)
-    return 64;
-  return 128;
+/// The base tile, grown once when its grid would exceed four workgroups per
+/// CU (then the larger tile's reuse wins over the extra parallelism), with
+/// tile_n shrunk to the largest of `widths` that divides N; {0, 0} if none.
+Tile pickTile(const GemmProblem &p, int64_t m, const target::TargetModel &t,
+              std::initializer_list<int64_t> widths) {
+  auto fit = [&](Tile tile) {
+    for (int64_t w : widths)
+      if (w <= tile.n && p.n % w == 0)
+        return Tile{tile.m, w};
+    return Tile{0, 0};
+  };
+  Tile tile = fit(baseTile(m));
+  if (!tile.n)
+    return tile;
+  const int64_t workgroups = (m + tile.m - 1) / tile.m * (p.n / tile.n);
+  if (workgroups > 4 * t.numCus && tile.m < 128)
+    if (Tile grown = fit(grownTile(tile)); grown.n)
+      return grown;
+  return tile;
 }
 
 /// Padded LDS rows (the tuned kernels') when every lds_async stage stays
@@ -78,12 +109,12 @@ LdsLayout ldsLayoutFor(const KernelConfig &c) {
 
 /// The tuned families' structure (wq_b and four more): X through LDS, W
 /// pre-packed in 32x64 MFMA panels, one row of four waves, interleaved.
-std::optional<KernelConfig> packedFamily(const GemmProblem &p, int bucket) {
+std::optional<KernelConfig> packedFamily(const GemmProblem &p, int64_t m,
+                                         const target::TargetModel &t) {
+  Tile tile = pickTile(p, m, t, {256, 128});
   KernelConfig c;
-  c.tileM = tileMForBucket(bucket);
-  // Small M has few M tiles: narrower N tiles give the CUs more work.
-  c.tileN = c.tileM < 128 ? largestDivisor(p.n, {128})
-                          : largestDivisor(p.n, {256, 128});
+  c.tileM = tile.m;
+  c.tileN = tile.n;
   c.tileK = largestDivisor(p.k, {128, 64});
   if (!c.tileN || !c.tileK)
     return std::nullopt;
@@ -106,8 +137,9 @@ std::optional<KernelConfig> packedFamily(const GemmProblem &p, int bucket) {
 /// engram's and wo_b's ping-pong kernel: 256x256x64, 8 waves, both
 /// operands through a 3-stage LDS ring. Only for M >= 1025 (one 256-row
 /// tile would be mostly empty below).
-std::optional<KernelConfig> pingPongFamily(const GemmProblem &p, int bucket) {
-  if (kMBuckets[bucket].mMin < 1025 || p.n % 256 || p.k % 64)
+std::optional<KernelConfig> pingPongFamily(const GemmProblem &p, int64_t m,
+                                           const target::TargetModel &) {
+  if (m < 1025 || p.n % 256 || p.k % 64)
     return std::nullopt;
   KernelConfig c;
   c.tileM = c.tileN = 256;
@@ -125,12 +157,14 @@ std::optional<KernelConfig> pingPongFamily(const GemmProblem &p, int bucket) {
   return c;
 }
 
-/// Both operands row-major through a 2-stage LDS ring; tile_n down to 32
-/// for narrow N.
-std::optional<KernelConfig> stagedFamily(const GemmProblem &p, int bucket) {
+/// Both operands row-major through a 2-stage LDS ring, the packed family's
+/// tiles; tile_n down to 32 for narrow N.
+std::optional<KernelConfig> stagedFamily(const GemmProblem &p, int64_t m,
+                                         const target::TargetModel &t) {
+  Tile tile = pickTile(p, m, t, {256, 128, 64, 32});
   KernelConfig c;
-  c.tileM = tileMForBucket(bucket);
-  c.tileN = largestDivisor(p.n, {256, 128, 64, 32});
+  c.tileM = tile.m;
+  c.tileN = tile.n;
   c.tileK = largestDivisor(p.k, {128, 64});
   if (!c.tileN || !c.tileK)
     return std::nullopt;
@@ -145,7 +179,8 @@ std::optional<KernelConfig> stagedFamily(const GemmProblem &p, int bucket) {
 
 /// The naive kernel (KernelConfig{}) with tile_n and tile_k shrunk to
 /// divide N and K: direct loads, nothing staged.
-std::optional<KernelConfig> naiveSizeFamily(const GemmProblem &p, int) {
+std::optional<KernelConfig> naiveSizeFamily(const GemmProblem &p, int64_t,
+                                            const target::TargetModel &) {
   KernelConfig c;
   c.tileN = largestDivisor(p.n, {128, 64, 32});
   c.tileK = largestDivisor(p.k, {128, 64});
@@ -159,7 +194,8 @@ struct Rule {
   const char *name;
   /// Reads W packed in MFMA panels (m32n32k64) rather than row-major.
   bool packedW;
-  std::optional<KernelConfig> (*build)(const GemmProblem &, int bucket);
+  std::optional<KernelConfig> (*build)(const GemmProblem &, int64_t m,
+                                       const target::TargetModel &);
   const char *why;
 };
 
@@ -180,7 +216,7 @@ std::string bucketText(int64_t mHint, int bucket) {
   std::string range = "[" + std::to_string(kMBuckets[bucket].mMin) + ", " +
                       std::to_string(kMBuckets[bucket].mMax) + "]";
   return mHint > 0 ? "M " + std::to_string(mHint) + " in bucket " + range
-                   : "no M hint, sized for bucket " + range;
+                   : "no M hint, sized for M 16384 in bucket " + range;
 }
 } // namespace
 
@@ -228,7 +264,8 @@ ErrorMessage contract::selectConfig(const GemmProblem &problem, int64_t mHint,
   // 2. The heuristic. W's layout is a property of the key, not of M: the
   // database's for a known key, else panels whenever the packed family
   // fits N and K (it does for every bucket then).
-  const int bucket = bucketFor(mHint);
+  const int64_t m = sizingM(mHint);
+  const int bucket = findMBucket(m);
   bool packedW;
   std::string layoutWhy;
   if (keyHasEntries) {
@@ -250,7 +287,7 @@ ErrorMessage contract::selectConfig(const GemmProblem &problem, int64_t mHint,
   for (const Rule &rule : kRules) {
     if (rule.packedW != packedW)
       continue;
-    std::optional<KernelConfig> config = rule.build(problem, bucket);
+    std::optional<KernelConfig> config = rule.build(problem, m, target);
     if (!config || verifyConfig(*config, target) ||
         verifyProblemConfig(problem, *config))
       continue;

@@ -125,10 +125,24 @@ TEST(ConfigSelectionTest, HintOutsideTheRangesKeepsTheKeysWeightLayout) {
 }
 
 TEST(ConfigSelectionTest, HeuristicTilesFollowTheBucket) {
-  EXPECT_EQ(select(problem(7168, 2112), 4).config.tileM, 32);
-  EXPECT_EQ(select(problem(7168, 2112), 64).config.tileM, 32);
-  EXPECT_EQ(select(problem(7168, 2112), 65).config.tileM, 64);
-  EXPECT_EQ(select(problem(7168, 2112), 257).config.tileM, 128);
+  auto tile = [](int64_t n, int64_t k, int64_t m) {
+    KernelConfig c = select(problem(n, k), m).config;
+    return std::to_string(c.tileM) + "x" + std::to_string(c.tileN);
+  };
+  // docs/Compiler.md: 32 x 128 up to M = 1024, 64 x 256 up to 4096, then
+  // 128 x 256; grown once past 4 workgroups per CU (1024 on gfx950).
+  EXPECT_EQ(tile(7168, 2112, 4), "32x128");
+  EXPECT_EQ(tile(7168, 2112, 64), "32x128");
+  EXPECT_EQ(tile(7168, 2112, 65), "32x128");
+  EXPECT_EQ(tile(7168, 2112, 1024), "64x256"); // 32 x 56 = 1792 > 1024
+  EXPECT_EQ(tile(4096, 2112, 1024), "32x128"); // 32 x 32 = 1024
+  EXPECT_EQ(tile(4096, 2112, 1025), "64x256");
+  EXPECT_EQ(tile(16384, 2112, 512), "64x256");   // 16 x 128 = 2048: grown
+  EXPECT_EQ(tile(16384, 2112, 4096), "128x256"); // 64 x 64 = 4096: grown
+  EXPECT_EQ(tile(1792, 2112, 4096), "64x256");   // 64 x 7 = 448
+  EXPECT_EQ(tile(1792, 2112, 4097), "128x256");
+  EXPECT_EQ(tile(2304, 2112, 2048), "64x256"); // 2304 = 9 x 256
+  EXPECT_EQ(tile(2176, 2112, 2048), "64x128"); // 2176 = 17 x 128
   ConfigChoice large = select(problem(7168, 2112), 16384);
   EXPECT_EQ(large.sourceLabel(), "heuristic:packed");
   EXPECT_EQ(large.config.tileN, 256);
