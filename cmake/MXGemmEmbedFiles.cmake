@@ -2,8 +2,9 @@
 #              -P MXGemmEmbedFiles.cmake
 # Writes a C++ source that embeds each file's bytes (NUL-terminated, so text
 # files are C strings too) in a table of {name, data, size}. It knows
-# nothing about what the files mean: the runtime reads them with the
-# contract's readers.
+# nothing about what the files mean: the runtime (its kernel library) and
+# the compiler (its tuning database) read them with the contract's readers;
+# each includes its own EmbeddedFiles.h declaring the table in NAMESPACE.
 set(arrays "")
 set(rows "")
 set(index 0)

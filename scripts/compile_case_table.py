@@ -32,7 +32,7 @@ def main():
         name, n, k = fam["family"], fam["N"], fam["K"]
         entry = tuned.get((n, k))
         kwargs = dict(tuning_db=db, entry=entry[0]) if entry else \
-            dict(n=n, k=k, name="mxgemm_" + name)
+            dict(n=n, k=k, config="default", name="mxgemm_" + name)
         times = [entry[2]] if entry else []
         try:
             while len(times) < 3:

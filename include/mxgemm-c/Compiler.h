@@ -39,14 +39,54 @@ typedef struct MxgemmProblemSpec {
   MlirStringRef wFormat; /* same as xFormat */
   MlirStringRef wScale;  /* "block32x32" (default) or "per_row" */
   MlirStringRef outType; /* "bf16" (default) or "f32" */
-  /* Body of #mxgemm.config<...>, e.g. "tile_m = 128, tile_n = 256, ...";
-     default: 128x128x128 tiles, 2x2 waves of 32x32x64 MFMAs. */
+  /* "auto" or empty (the default since API version 2): the config the
+     compiler chooses (the tuning database's entry for the key and the M
+     hint, else its heuristic; docs/Compiler.md), with the M hint and the
+     database of MxgemmConfigOptions (mxgemmProblemBuildWithOptions; none
+     and the embedded database otherwise). "default": the naive config,
+     128x128x128 tiles, 2x2 waves of 32x32x64 MFMAs (what empty meant in
+     API version 1). Anything else: the body of #mxgemm.config<...>, e.g.
+     "tile_m = 128, tile_n = 256, ...", the other fields naive. */
   MlirStringRef config;
 } MxgemmProblemSpec;
+
+/* Version 2: `config` empty means "auto" (version 1: the naive config),
+   MxgemmConfigOptions and the calls that take it are new. Every version 1
+   struct keeps its layout, so version 1 binaries keep linking and running;
+   they get the chosen config where they left `config` empty. */
+#define MXGEMM_C_COMPILER_API_VERSION 2
+
+/* MXGEMM_C_COMPILER_API_VERSION of the library (not of the header). */
+MLIR_CAPI_EXPORTED int mxgemmCompilerGetAPIVersion(void);
 
 /* Sets `n`, `k` and every other field to its default (empty). */
 MLIR_CAPI_EXPORTED void mxgemmProblemSpecInit(MxgemmProblemSpec *spec,
                                               int64_t n, int64_t k);
+
+/* What `config = "auto"` looks at besides the problem. */
+typedef struct MxgemmConfigOptions {
+  /* The M the kernel will mostly run at, 1..2^31-1; 0 = no hint (the
+     database entry that holds the largest M, the heuristic sized for
+     8193..16384). M stays a run-time argument of the kernel. */
+  int64_t mHint;
+  /* Path of a tuning database file (docs/Runtime.md, "Tuning database");
+     empty: the database embedded in the compiler (tuning/gfx950.json). */
+  MlirStringRef tuningDatabase;
+} MxgemmConfigOptions;
+
+/* No hint, the embedded database. */
+MLIR_CAPI_EXPORTED void mxgemmConfigOptionsInit(MxgemmConfigOptions *options);
+
+/* The config `spec` gets with `options` (NULL: defaults), as one JSON
+   object passed to `callback`: {"config": "<body of #mxgemm.config<...>>",
+   "config_source": "database:<entry>" | "heuristic:<rule>" | "default" |
+   "explicit", "reason": "<one sentence>"}. Fails, after emitting
+   diagnostics on `context`, when the spec is invalid, the database cannot
+   be read or no config fits the problem. */
+MLIR_CAPI_EXPORTED MlirLogicalResult mxgemmProblemChooseConfig(
+    MlirContext context, const MxgemmProblemSpec *spec,
+    const MxgemmConfigOptions *options, MlirStringCallback callback,
+    void *userData);
 
 /* The problem as MLIR source (one func.func with one mxgemm.scaled_matmul),
    passed to `callback` in one or more pieces. Fails, without calling
@@ -62,6 +102,13 @@ MLIR_CAPI_EXPORTED MlirLogicalResult mxgemmProblemPrintSource(
    caller owns the module (mlirModuleDestroy). */
 MLIR_CAPI_EXPORTED MlirModule mxgemmProblemBuild(MlirContext context,
                                                  const MxgemmProblemSpec *spec);
+
+/* mxgemmProblemBuild with the M hint and database of `options` (NULL:
+   defaults) for `config = "auto"`. The module records where its config came
+   from; mxgemmCompile writes it to the descriptor's "config_source". */
+MLIR_CAPI_EXPORTED MlirModule mxgemmProblemBuildWithOptions(
+    MlirContext context, const MxgemmProblemSpec *spec,
+    const MxgemmConfigOptions *options);
 
 /* Parses mxgemm source (e.g. a saved problem) like mxgemmProblemBuild. */
 MLIR_CAPI_EXPORTED MlirModule mxgemmProblemParse(MlirContext context,

@@ -10,6 +10,7 @@
 
 #include "mxgemm-c/Compiler.h"
 
+#include "mxgemm/Compiler/ConfigChoice.h"
 #include "mxgemm/Compiler/KernelCompiler.h"
 #include "mxgemm/InitAll.h"
 
@@ -44,14 +45,13 @@ static std::string orDefault(MlirStringRef s, llvm::StringRef fallback) {
   return s.length ? unwrap(s).str() : fallback.str();
 }
 
-/// The C spec in C++ terms, validated once (mx::validateProblemSpec); the
-/// first problem is reported through `error`. The config text goes through
-/// the attribute parser of `ctx` (which reports its own diagnostics).
-static FailureOr<mx::ProblemSpec>
-toProblemSpec(MLIRContext *ctx, const MxgemmProblemSpec &c,
-              llvm::function_ref<void(const llvm::Twine &)> error) {
-  mx::ProblemSpec spec;
-  spec.name = orDefault(c.name, "");
+/// The config `c` asks for (mx::chooseConfig), after the problem's own
+/// checks; the first problem is reported through `error`, a config body's
+/// through the attribute parser of `ctx`.
+static FailureOr<std::pair<contract::GemmProblem, contract::ConfigChoice>>
+chooseFor(MLIRContext *ctx, const MxgemmProblemSpec &c,
+          const MxgemmConfigOptions *options,
+          llvm::function_ref<void(const llvm::Twine &)> error) {
   auto x = contract::parseElementType(orDefault(c.xFormat, "e4m3"));
   auto w = contract::parseElementType(orDefault(c.wFormat, "e4m3"));
   auto s = contract::parseScaleGranularity(orDefault(c.wScale, "block32x32"));
@@ -61,13 +61,50 @@ toProblemSpec(MLIRContext *ctx, const MxgemmProblemSpec &c,
           "per_row, outType bf16 or f32");
     return failure();
   }
-  spec.problem = {c.n, c.k, *x, *w, *s, *o};
-  if (c.config.length) {
-    auto config = mx::parseConfigBody(ctx, unwrap(c.config));
-    if (failed(config))
-      return failure();
-    spec.config = *config;
+  contract::GemmProblem problem{c.n, c.k, *x, *w, *s, *o};
+  if (auto e = contract::validateProblem(problem)) {
+    error(*e);
+    return failure();
   }
+  MxgemmConfigOptions defaults;
+  mxgemmConfigOptionsInit(&defaults);
+  const MxgemmConfigOptions &opts = options ? *options : defaults;
+  mx::ConfigRequest request;
+  request.text = orDefault(c.config, mx::kConfigAuto);
+  request.mHint = opts.mHint;
+  if (opts.mHint < 0 || opts.mHint > contract::kMaxM) {
+    error("mHint must be in 0.." + llvm::Twine(contract::kMaxM) +
+          " (0: none), got " + llvm::Twine(opts.mHint));
+    return failure();
+  }
+  contract::TuningDatabase database;
+  if (opts.tuningDatabase.length) {
+    if (auto e =
+            mx::readTuningDatabase(unwrap(opts.tuningDatabase), database)) {
+      error(*e);
+      return failure();
+    }
+    request.database = &database;
+  }
+  auto choice = mx::chooseConfig(ctx, problem, "gfx950", request, error);
+  if (failed(choice))
+    return failure();
+  return std::make_pair(problem, *choice);
+}
+
+/// The C spec in C++ terms, validated once (mx::validateProblemSpec).
+static FailureOr<mx::ProblemSpec>
+toProblemSpec(MLIRContext *ctx, const MxgemmProblemSpec &c,
+              const MxgemmConfigOptions *options,
+              llvm::function_ref<void(const llvm::Twine &)> error) {
+  auto chosen = chooseFor(ctx, c, options, error);
+  if (failed(chosen))
+    return failure();
+  mx::ProblemSpec spec;
+  spec.name = orDefault(c.name, "");
+  spec.problem = chosen->first;
+  spec.config = chosen->second.config;
+  spec.configSource = chosen->second.sourceLabel();
   if (auto e = mx::validateProblemSpec(spec, "gfx950")) {
     error(*e);
     return failure();
@@ -87,6 +124,49 @@ static void appendMXGemmRegistry(MLIRContext *ctx) {
 // Problems
 //===----------------------------------------------------------------------===//
 
+int mxgemmCompilerGetAPIVersion(void) { return MXGEMM_C_COMPILER_API_VERSION; }
+
+void mxgemmConfigOptionsInit(MxgemmConfigOptions *options) {
+  *options = MxgemmConfigOptions{};
+  options->tuningDatabase = MlirStringRef{nullptr, 0};
+}
+
+MlirLogicalResult mxgemmProblemChooseConfig(MlirContext context,
+                                            const MxgemmProblemSpec *spec,
+                                            const MxgemmConfigOptions *options,
+                                            MlirStringCallback callback,
+                                            void *userData) {
+  MLIRContext *ctx = unwrap(context);
+  appendMXGemmRegistry(ctx);
+  Location loc = NameLoc::get(StringAttr::get(ctx, "mxgemm-problem"));
+  if (!spec) {
+    emitError(loc, "null MxgemmProblemSpec");
+    return mlirLogicalResultFailure();
+  }
+  auto chosen = chooseFor(ctx, *spec, options, [&](const llvm::Twine &message) {
+    emitError(loc, message);
+  });
+  if (failed(chosen))
+    return mlirLogicalResultFailure();
+  const contract::ConfigChoice &choice = chosen->second;
+  // The texts are printable ASCII (names, numbers, keywords), for which
+  // write_escaped's escapes (\" and \\) are JSON's.
+  auto quoted = [](llvm::StringRef text) {
+    std::string out;
+    llvm::raw_string_ostream q(out);
+    q << '"';
+    q.write_escaped(text);
+    q << '"';
+    return out;
+  };
+  std::string json =
+      "{\"config\": " + quoted(contract::formatConfigBody(choice.config)) +
+      ", \"config_source\": " + quoted(choice.sourceLabel()) +
+      ", \"reason\": " + quoted(choice.reason) + "}";
+  callback(wrap(llvm::StringRef(json)), userData);
+  return mlirLogicalResultSuccess();
+}
+
 void mxgemmProblemSpecInit(MxgemmProblemSpec *spec, int64_t n, int64_t k) {
   *spec = MxgemmProblemSpec{};
   spec->n = n;
@@ -104,7 +184,7 @@ MlirLogicalResult mxgemmProblemPrintSource(const MxgemmProblemSpec *spec,
   ::mxgemm::registerAllDialects(registry);
   MLIRContext ctx(registry);
   ScopedDiagnosticHandler silence(&ctx, [](Diagnostic &) { return success(); });
-  auto cpp = toProblemSpec(&ctx, *spec, [](const llvm::Twine &) {});
+  auto cpp = toProblemSpec(&ctx, *spec, nullptr, [](const llvm::Twine &) {});
   if (failed(cpp))
     return mlirLogicalResultFailure();
   OwningOpRef<ModuleOp> module = mx::buildProblem(&ctx, *cpp);
@@ -125,8 +205,9 @@ MlirModule mxgemmProblemParse(MlirContext context, MlirStringRef source) {
   return wrap(module.release());
 }
 
-MlirModule mxgemmProblemBuild(MlirContext context,
-                              const MxgemmProblemSpec *spec) {
+MlirModule mxgemmProblemBuildWithOptions(MlirContext context,
+                                         const MxgemmProblemSpec *spec,
+                                         const MxgemmConfigOptions *options) {
   MLIRContext *ctx = unwrap(context);
   appendMXGemmRegistry(ctx);
   Location loc = NameLoc::get(StringAttr::get(ctx, "mxgemm-problem"));
@@ -134,11 +215,18 @@ MlirModule mxgemmProblemBuild(MlirContext context,
     emitError(loc, "null MxgemmProblemSpec");
     return MlirModule{nullptr};
   }
-  auto cpp = toProblemSpec(
-      ctx, *spec, [&](const llvm::Twine &message) { emitError(loc, message); });
+  auto cpp =
+      toProblemSpec(ctx, *spec, options, [&](const llvm::Twine &message) {
+        emitError(loc, message);
+      });
   if (failed(cpp))
     return MlirModule{nullptr};
   return wrap(mx::buildProblem(ctx, *cpp).release());
+}
+
+MlirModule mxgemmProblemBuild(MlirContext context,
+                              const MxgemmProblemSpec *spec) {
+  return mxgemmProblemBuildWithOptions(context, spec, nullptr);
 }
 
 //===----------------------------------------------------------------------===//

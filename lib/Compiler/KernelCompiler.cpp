@@ -93,6 +93,9 @@ OwningOpRef<ModuleOp> mxgemm::buildProblem(MLIRContext *ctx,
   OpBuilder b = OpBuilder::atBlockEnd(module->getBody());
   auto func = func::FuncOp::create(b, loc, getKernelName(spec),
                                    b.getFunctionType({x, xs, w, ws, y}, {}));
+  if (!spec.configSource.empty())
+    func->setAttr(kConfigSourceAttrName,
+                  StringAttr::get(ctx, spec.configSource));
   Block *body = func.addEntryBlock();
   b.setInsertionPointToStart(body);
   ScaledMatmulOp::create(
@@ -112,6 +115,7 @@ struct ProblemOfModule {
   std::string kernel;
   contract::GemmProblem problem;
   contract::KernelConfig config;
+  std::string configSource;
 };
 
 static FailureOr<ProblemOfModule> findProblem(ModuleOp module) {
@@ -126,8 +130,11 @@ static FailureOr<ProblemOfModule> findProblem(ModuleOp module) {
   auto func = op->getParentOfType<func::FuncOp>();
   if (!func)
     return op.emitOpError("must be inside a func.func");
+  std::string source;
+  if (auto attr = func->getAttrOfType<StringAttr>(kConfigSourceAttrName))
+    source = attr.str();
   return ProblemOfModule{func.getName().str(), op.getProblem(),
-                         op.getConfig().getKernelConfig()};
+                         op.getConfig().getKernelConfig(), std::move(source)};
 }
 
 static void fillResources(contract::KernelResources &r,
@@ -226,6 +233,7 @@ FailureOr<CompileResult> mxgemm::compileProblem(ModuleOp module,
   contract::KernelDescriptor &d = result.descriptor;
   d = contract::KernelDescriptor::describe(problem->kernel, problem->problem,
                                            problem->config, *target);
+  d.configSource = problem->configSource;
   d.target = info->target;
   fillResources(d.resources, *it);
   d.codeObjectSha256 = contract::sha256Hex(hsaco->data(), hsaco->size());

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <sstream>
+#include <tuple>
 
 using namespace mxgemm;
 using namespace mxgemm::contract;
@@ -200,6 +201,19 @@ ErrorMessage contract::verifyConfig(const KernelConfig &c,
                      << " registers per lane; more than half of the "
                      << t.vgprsPerLane << " " << t.chip
                      << " VGPRs+AGPRs would spill";
+  // global_load_lds_dwordx4 fills 1024 contiguous LDS bytes per wave
+  // instruction, so an lds_async stage must be whole instructions (the
+  // copy_to_lds verifier's rule, here so that no config that verifies
+  // fails in the pipeline).
+  for (auto [staging, rows, operand] : {std::tuple(c.stageX, programTileM, "X"),
+                                        std::tuple(c.stageW, c.tileN, "W")})
+    if (staging == Staging::LdsAsync && rows * c.ldsRowBytes() % 1024 != 0)
+      return Message() << "lds_async fills 1024 contiguous LDS bytes per "
+                          "wave instruction; a stage of "
+                       << operand << " (" << rows << " rows of "
+                       << c.ldsRowBytes()
+                       << " bytes, lds_layout = " << ldsLayoutName(c.ldsLayout)
+                       << ") is not a multiple";
   const int64_t lds = c.ldsBytes();
   if (lds > t.maxLdsBytesPerWorkgroup)
     return Message() << "config needs " << lds

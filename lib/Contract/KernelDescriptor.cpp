@@ -93,6 +93,8 @@ std::string KernelDescriptor::toJson() const {
            {"w_scale", std::string(scaleGranularityName(problem.wScale))},
            {"out_type", std::string(elementTypeName(problem.outType))}};
   j["config"] = json::configToJson(config);
+  if (!configSource.empty())
+    j["config_source"] = configSource;
   j["mfma"] = Json{{"instruction", mfma.instruction},
                    {"m", mfma.m},
                    {"n", mfma.n},
@@ -196,9 +198,9 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
   KernelDescriptor d;
   ObjectReader r(j, "", error);
   r.onlyFields({"format_version", "kernel", "chip", "target", "problem",
-                "config", "mfma", "grid", "arguments", "w_layout",
-                "x_scale_layout", "w_scale_layout", "k_segments", "resources",
-                "code_object", "code_object_sha256", "compiler"});
+                "config", "config_source", "mfma", "grid", "arguments",
+                "w_layout", "x_scale_layout", "w_scale_layout", "k_segments",
+                "resources", "code_object", "code_object_sha256", "compiler"});
   int64_t version = 0;
   r.integer("format_version", version);
   if (!error && version != kFormatVersion)
@@ -210,6 +212,7 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
   r.string("target", d.target);
   const Json *problem = r.object("problem");
   const Json *config = r.object("config");
+  r.optionalString("config_source", d.configSource);
   const Json *mfma = r.object("mfma");
   const Json *grid = r.object("grid");
   const Json *args = r.array("arguments");

@@ -10,15 +10,11 @@
 #ifndef MXGEMM_LIB_RUNTIME_EMBEDDEDFILES_H
 #define MXGEMM_LIB_RUNTIME_EMBEDDEDFILES_H
 
-#include <cstddef>
+#include "mxgemm/Support/EmbeddedFile.h"
 
 namespace mxgemm::runtime {
 
-struct EmbeddedFile {
-  const char *name;
-  const unsigned char *data;
-  size_t size;
-};
+using ::mxgemm::EmbeddedFile;
 
 extern const EmbeddedFile kEmbeddedFiles[];
 extern const size_t kEmbeddedFileCount;

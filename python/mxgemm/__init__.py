@@ -11,14 +11,17 @@ Bindings of the project's C libraries, never a second implementation:
 - kernels(), kernel_descriptor(entry), workgroup_tile(plan, wg): the
   embedded kernels, their descriptors and the runtime's tile mapping;
 - compile(...): runs mxgemm-compile, returns (code object, descriptor);
+  without a config the compiler chooses (its M hint is `m=`);
+- choose_config(...): that choice alone, from the compiler C API
+  (mxgemmProblemChooseConfig in libMXGemmCAPI.so, docs/Compiler.md);
 - quantize_mx / dequantize / encode_fp8 / decode_table / random_mx /
   reference_gemm / check_gemm / pack_weight_panels: the C++ MX numerics
   (libmxgemm_numerics.so, docs/Numerics.md).
 
 Submodules: `cases` (the case table), `perf` (the lower bound and the
 predictions of the C++ timing simulator mxgemm-sim), `isa` (K-loop facts of an ISA listing), `qualify` and `bench` (the
-logic of mxgemm-qualify and mxgemm-bench); `_runtime` and `_numerics` are the
-ctypes layers.
+logic of mxgemm-qualify and mxgemm-bench); `_runtime`, `_numerics` and
+`_compiler` are the ctypes layers.
 
 Libraries are found via $MXGEMM_RUNTIME_LIBRARY / $MXGEMM_NUMERICS_LIBRARY,
 then the package's lib/, then the build tree of the checkout, then the
@@ -32,6 +35,7 @@ from ._api import (CompileError, Context, HipError, IntegerOverflow,
                    kernel_code_object, kernel_descriptor, kernels,
                    pack_weight_panels, pack_weights, plan, version,
                    workgroup_tile)
+from ._compiler import choose_config
 from ._numerics import (GemmOperands, bf16_to_float32, check_gemm,
                         decode_e8m0, decode_table, dequantize, encode_fp8,
                         quantize_mx, random_mx, reference_gemm, scale_rows)
@@ -39,7 +43,7 @@ from ._numerics import (GemmOperands, bf16_to_float32, check_gemm,
 __all__ = ["quantize_mx", "dequantize", "bf16_to_float32", "encode_fp8",
            "decode_table", "decode_e8m0", "random_mx", "scale_rows",
            "GemmOperands", "reference_gemm", "check_gemm", "plan", "gemm",
-           "compile", "find_compiler", "kernels", "kernel_descriptor",
+           "compile", "choose_config", "find_compiler", "kernels", "kernel_descriptor",
            "kernel_code_object", "descriptor_plan", "workgroup_tile",
            "version", "pack_weights", "pack_weight_panels", "Plan", "Context",
            "LoadedKernel",

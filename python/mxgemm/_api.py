@@ -785,14 +785,19 @@ def find_compiler():
 
 def compile(n=None, k=None, config=None, x_format="e4m3", w_format="e4m3",
             w_scale="block32x32", out_type="bf16", name=None, compiler=None,
-            tuning_db=None, entry=None, output=None):
+            tuning_db=None, entry=None, output=None, m=None):
     """Compiles one kernel with mxgemm-compile: (N, K, formats, config), or
     the tuning-database entry `entry` of `tuning_db`.
 
-    `config` is the body of #mxgemm.config<...> as a string or a dict of
-    fields. The code object and its descriptor are written to `output` and
-    `output`.json (default: a temporary directory). Returns (code object
-    bytes, kernel descriptor dict).
+    `config` is None or "auto" (the compiler chooses: the tuning database's
+    entry for the key and the M hint `m`, else its heuristic; `tuning_db`,
+    if given, replaces the embedded database), "default" (the naive
+    config), or the body of #mxgemm.config<...> as a string or a dict of
+    fields. The choice is mxgemm-compile's (one C++ implementation); the
+    descriptor's "config_source" says where it came from. The code object
+    and its descriptor are written to `output` and `output`.json (default: a
+    temporary directory). Returns (code object bytes, kernel descriptor
+    dict).
     """
     if isinstance(config, dict):
         config = ", ".join(
@@ -807,8 +812,12 @@ def compile(n=None, k=None, config=None, x_format="e4m3", w_format="e4m3",
             cmd += ["--n", str(n), "--k", str(k), "--x-format", x_format,
                     "--w-format", w_format, "--w-scale",
                     w_scale.replace("-", "_"), "--out-type", out_type]
+            if tuning_db is not None:
+                cmd += ["--tuning-db", tuning_db]
+            if m is not None:
+                cmd += ["--m", str(m)]
         if config:
-            cmd += ["--config", config]
+            cmd += ["--config=" + config]
         if name:
             cmd += ["--name", name]
         proc = subprocess.run(cmd, capture_output=True, text=True)

@@ -114,8 +114,10 @@ def run_bench(build, cases_path, tuning_db, ms, json_out=None,
             todo = []
             if "naive" in variants:
                 naive = os.path.join(tmp, fam["family"] + "_naive.hsaco")
-                _api.compile(n, k, compiler=compiler, output=naive)
-                todo.append(("naive", naive, ["--n", str(n), "--k", str(k)]))
+                _api.compile(n, k, config="default", compiler=compiler,
+                             output=naive)
+                todo.append(("naive", naive, ["--n", str(n), "--k", str(k),
+                                              "--config=default"]))
             if (n, k) in tuned:
                 name = tuned[(n, k)][0]
                 todo.append(("tuned", os.path.join(tmp, name + ".hsaco"),

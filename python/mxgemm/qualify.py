@@ -184,7 +184,8 @@ class Qualifier:
         return self.loaded[key]
 
     def naive(self, n, k, mfma):
-        """The naive kernel (default config) of the same MFMA shape."""
+        """The naive kernel of the same MFMA shape: an explicit config body
+        (the naive fields but `mfma`), never the compiler's auto choice."""
         return self.compile(n, k, "mfma = " + mfma, None)
 
     def plan_for(self, m, n, k):

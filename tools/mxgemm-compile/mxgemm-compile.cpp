@@ -1,6 +1,7 @@
 //===- mxgemm-compile.cpp - AOT compiler for one mxgemm kernel ------------===//
 //
-// mxgemm-compile --n N --k K [--config '...'] -o kernel.hsaco
+// mxgemm-compile --n N --k K [--m M] [--config auto|default|'...']
+//                [--tuning-db DB] [--explain] -o kernel.hsaco
 // mxgemm-compile --tuning-db DB --entry NAME -o kernel.hsaco
 // mxgemm-compile --tuning-db DB --list
 // mxgemm-compile input.mlir -o kernel.hsaco [--emit=mlir|llvm|isa|hsaco]
@@ -9,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxgemm/Compiler/ConfigChoice.h"
 #include "mxgemm/Compiler/KernelCompiler.h"
 #include "mxgemm/Contract/TuningDatabase.h"
 #include "mxgemm/InitAll.h"
@@ -49,15 +51,29 @@ static cl::opt<int64_t> n("n", cl::desc("N (weight rows)"), cl::init(0),
 static cl::opt<int64_t> k("k",
                           cl::desc("K (reduction length, a multiple of 32)"),
                           cl::init(0), cl::cat(category));
+static cl::opt<int64_t>
+    mHint("m",
+          cl::desc("the M the kernel will mostly run at, a hint for "
+                   "--config=auto (M stays a run-time argument; 0: none)"),
+          cl::init(0), cl::cat(category));
+static cl::opt<std::string> config(
+    "config",
+    cl::desc("auto (default): the tuning database's entry for the key and M, "
+             "else a heuristic (docs/Compiler.md); default: the naive "
+             "config; or config fields, e.g. 'tile_m = 128, tile_n = 256' "
+             "(the body of #mxgemm.config<...>, the other fields naive)"),
+    cl::init("auto"), cl::cat(category));
+static cl::opt<bool>
+    explain("explain",
+            cl::desc("print the chosen config and why on stderr (auto "
+                     "choices always print one line)"),
+            cl::init(false), cl::cat(category));
 static cl::opt<std::string>
-    config("config",
-           cl::desc("config fields, e.g. 'tile_m = 128, tile_n = 256' (the "
-                    "body of #mxgemm.config<...>; default: the naive config)"),
-           cl::init(""), cl::cat(category));
-static cl::opt<std::string> tuningDb("tuning-db",
-                                     cl::desc("compile an entry of this tuning "
-                                              "database (with --entry)"),
-                                     cl::init(""), cl::cat(category));
+    tuningDb("tuning-db",
+             cl::desc("a tuning database: the one --config=auto looks in "
+                      "(default: the embedded tuning/gfx950.json), or, with "
+                      "--entry or --list, the one to compile from or check"),
+             cl::init(""), cl::cat(category));
 static cl::opt<std::string> entry("entry", cl::desc("tuning-database entry"),
                                   cl::init(""), cl::cat(category));
 static cl::opt<bool>
@@ -99,18 +115,25 @@ static int fail(ExitCode code, const Twine &message) {
 /// Reads and checks --tuning-db; on failure says why and returns the exit
 /// code in `status`.
 static std::optional<contract::TuningDatabase> readDatabase(int &status) {
-  auto buffer = MemoryBuffer::getFile(tuningDb);
-  if (!buffer) {
-    status = fail(ExitIO, "cannot read " + tuningDb + ": " +
-                              buffer.getError().message());
-    return std::nullopt;
-  }
   contract::TuningDatabase db;
-  if (auto e = contract::TuningDatabase::parse((*buffer)->getBuffer(), db)) {
-    status = fail(ExitFailure, tuningDb + ": " + *e);
+  bool ioError = false;
+  if (auto e = mx::readTuningDatabase(tuningDb, db, &ioError)) {
+    status = fail(ioError ? ExitIO : ExitFailure, *e);
     return std::nullopt;
   }
   return db;
+}
+
+/// Says which config was chosen and why: one line for auto choices,
+/// the config body too with --explain.
+static void explainChoice(const contract::ConfigChoice &choice) {
+  if (choice.source == contract::ConfigSource::Database ||
+      choice.source == contract::ConfigSource::Heuristic || explain)
+    errs() << "mxgemm-compile: config " << choice.sourceLabel() << ": "
+           << choice.reason << "\n";
+  if (explain)
+    errs() << "mxgemm-compile: config body: "
+           << contract::formatConfigBody(choice.config) << "\n";
 }
 
 /// The spec from --n/--k and the format flags, or from a database entry.
@@ -118,7 +141,7 @@ static std::optional<mx::ProblemSpec> specFromFlags(mlir::MLIRContext &ctx,
                                                     int &status) {
   mx::ProblemSpec spec;
   spec.name = name;
-  if (!tuningDb.empty()) {
+  if (!entry.empty()) {
     std::optional<contract::TuningDatabase> db = readDatabase(status);
     if (!db)
       return std::nullopt;
@@ -129,6 +152,7 @@ static std::optional<mx::ProblemSpec> specFromFlags(mlir::MLIRContext &ctx,
     }
     spec.problem = e->problem;
     spec.config = e->config;
+    spec.configSource = "database:" + e->name;
     if (spec.name.empty())
       spec.name = e->kernelName();
     return spec;
@@ -144,14 +168,31 @@ static std::optional<mx::ProblemSpec> specFromFlags(mlir::MLIRContext &ctx,
     return std::nullopt;
   }
   spec.problem = {n, k, *x, *w, *s, *o};
-  if (!config.empty()) {
-    auto parsed = mx::parseConfigBody(&ctx, config);
-    if (mlir::failed(parsed)) {
-      status = ExitFailure; // the parser reported it
-      return std::nullopt;
-    }
-    spec.config = *parsed;
+  // The problem first: its message is the clearest for bad N and K.
+  if (auto error = contract::validateProblem(spec.problem)) {
+    status = fail(ExitFailure, *error);
+    return std::nullopt;
   }
+  mx::ConfigRequest request;
+  request.text = config;
+  request.mHint = mHint;
+  std::optional<contract::TuningDatabase> db;
+  if (!tuningDb.empty()) {
+    db = readDatabase(status);
+    if (!db)
+      return std::nullopt;
+    request.database = &*db;
+  }
+  auto choice = mx::chooseConfig(
+      &ctx, spec.problem, chip, request,
+      [&](const Twine &message) { fail(ExitFailure, message); });
+  if (mlir::failed(choice)) {
+    status = ExitFailure; // reported by chooseConfig or the config parser
+    return std::nullopt;
+  }
+  explainChoice(*choice);
+  spec.config = choice->config;
+  spec.configSource = choice->sourceLabel();
   return spec;
 }
 
@@ -179,14 +220,30 @@ int main(int argc, char **argv) {
         outs() << e.name << "\n";
     return status;
   }
-  const bool fromFlags = n || k || !tuningDb.empty();
-  if (!inputFile.empty() && fromFlags)
-    return fail(ExitUsage, "give an input file or --n/--k or --tuning-db");
-  if (inputFile.empty() && !fromFlags)
+  const bool fromShape = n.getNumOccurrences() || k.getNumOccurrences();
+  const bool fromEntry = !entry.empty();
+  if (!inputFile.empty() && (fromShape || fromEntry))
+    return fail(ExitUsage, "give an input file or --n/--k or --entry");
+  if (inputFile.empty() && !fromShape && !fromEntry)
     return fail(ExitUsage, "give --n and --k, --tuning-db with --entry, or an "
                            "input file");
-  if (tuningDb.empty() != entry.empty())
-    return fail(ExitUsage, "--tuning-db and --entry go together");
+  if (fromEntry && tuningDb.empty())
+    return fail(ExitUsage, "--entry needs --tuning-db");
+  if (fromShape && fromEntry)
+    return fail(ExitUsage, "give --n/--k or --entry, not both");
+  if (!fromShape && (mHint.getNumOccurrences() || config.getNumOccurrences()))
+    return fail(ExitUsage, "--m and --config go with --n and --k");
+  if (mHint < 0 || mHint > contract::kMaxM)
+    return fail(ExitUsage, "--m takes 0 (no hint) to " +
+                               Twine(contract::kMaxM) + ", got " +
+                               Twine(mHint.getValue()));
+  if (!tuningDb.empty() && fromShape) {
+    StringRef text = StringRef(config).trim();
+    if (!text.empty() && text != mx::kConfigAuto)
+      return fail(ExitUsage, "--tuning-db with --n/--k is the database of "
+                             "--config=auto; it does nothing with --config=" +
+                                 text);
+  }
   if (stage == mx::EmitStage::HSACO && outPath == "-" && sidecarPath.empty())
     return fail(ExitUsage, "writing a code object to stdout needs --sidecar");
 

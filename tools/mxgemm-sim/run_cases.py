@@ -79,6 +79,7 @@ def main():
                 hsaco = os.path.join(out, "naive-" + family + ".hsaco")
                 if not os.path.exists(hsaco) and not args.no_run:
                     subprocess.run([compile_, "--n", str(n), "--k", str(k),
+                                    "--config=default",
                                     "--name", "naive_" + family, "-o", hsaco],
                                    check=True)
             for m in [int(x) for x in args.ms.split(",")]:

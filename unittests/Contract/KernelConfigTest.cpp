@@ -92,3 +92,30 @@ TEST(ProblemTest, LimitsAndRules) {
   EXPECT_TRUE(verifyProblemConfig(GemmProblem{100, 256}, c));
   EXPECT_FALSE(verifyProblemConfig(GemmProblem{256, 256}, c));
 }
+
+TEST(KernelConfigTest, LdsAsyncStagesAreWholeCopies) {
+  // global_load_lds_dwordx4 fills 1024 LDS bytes per wave instruction: 32
+  // padded rows of 128 + 16 bytes (4608) are not whole copies, 32 plain or
+  // XOR rows (4096) and 128 padded rows (18432) are.
+  KernelConfig c;
+  c.tileM = 32;
+  c.wavesM = 1;
+  c.stageX = Staging::LdsAsync;
+  c.stages = 2;
+  c.ldsLayout = LdsLayout::Padded;
+  EXPECT_NE(verify(c).find("a stage of X (32 rows of 144 bytes"),
+            std::string::npos)
+      << verify(c);
+  c.ldsLayout = LdsLayout::Xor;
+  EXPECT_EQ(verify(c), "");
+  c.tileM = 128;
+  c.wavesM = 2;
+  c.ldsLayout = LdsLayout::Padded;
+  EXPECT_EQ(verify(c), "");
+  c.stageW = Staging::LdsAsync;
+  c.tileN = 32;
+  c.wavesN = 1;
+  EXPECT_NE(verify(c).find("a stage of W"), std::string::npos) << verify(c);
+  c.stageW = Staging::LdsSync; // through VGPRs: no 1024-byte rule
+  EXPECT_EQ(verify(c), "");
+}

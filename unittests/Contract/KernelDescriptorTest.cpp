@@ -72,6 +72,18 @@ TEST(KernelDescriptorTest, RoundTrips) {
   EXPECT_EQ(back.problem, d.problem);
 }
 
+TEST(KernelDescriptorTest, ConfigSourceIsOptional) {
+  KernelDescriptor d = sample();
+  EXPECT_EQ(d.toJson().find("config_source"), std::string::npos);
+  d.configSource = "database:wq_b";
+  EXPECT_NE(d.toJson().find("\"config_source\": \"database:wq_b\""),
+            std::string::npos);
+  KernelDescriptor back;
+  ErrorMessage e = KernelDescriptor::parse(d.toJson(), back);
+  ASSERT_FALSE(e) << *e;
+  EXPECT_EQ(back.configSource, "database:wq_b");
+}
+
 TEST(KernelDescriptorTest, EditedDescriptorsAreRefused) {
   const std::string json = sample().toJson();
   EXPECT_NE(
@@ -100,7 +112,8 @@ TEST(KernelDescriptorTest, EditedDescriptorsAreRefused) {
   EXPECT_EQ(parseError(replace(json, "\"format_version\": 2,",
                                "\"format_version\": 2, \"extra\": 1,")),
             "kernel descriptor: field 'extra': not a known field (allowed: "
-            "format_version, kernel, chip, target, problem, config, mfma, "
+            "format_version, kernel, chip, target, problem, config, "
+            "config_source, mfma, "
             "grid, arguments, w_layout, x_scale_layout, w_scale_layout, "
             "k_segments, resources, code_object, code_object_sha256, "
             "compiler)");

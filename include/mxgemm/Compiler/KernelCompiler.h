@@ -28,7 +28,16 @@ struct ProblemSpec {
   std::string name;
   ::mxgemm::contract::GemmProblem problem;
   ::mxgemm::contract::KernelConfig config;
+  /// Where the config came from (ConfigChoice::sourceLabel); recorded on
+  /// the kernel function as kConfigSourceAttrName and in the descriptor's
+  /// `config_source`. Empty: not recorded.
+  std::string configSource;
 };
+
+/// The discardable attribute of the problem's func.func that carries
+/// ProblemSpec::configSource through the module to the descriptor.
+inline constexpr llvm::StringLiteral kConfigSourceAttrName =
+    "mxgemm.config_source";
 
 /// The kernel symbol `spec` gets (its name, or the default).
 std::string getKernelName(const ProblemSpec &spec);

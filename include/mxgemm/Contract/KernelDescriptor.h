@@ -71,6 +71,10 @@ struct KernelDescriptor {
   std::string chip, target;
   GemmProblem problem;
   KernelConfig config;
+  /// Where the config came from, as ConfigChoice::sourceLabel says
+  /// ("database:wq_b", "heuristic:packed", "default", "explicit"); optional
+  /// (`config_source`, absent when empty), not checked against the config.
+  std::string configSource;
   MfmaGeometry mfma;
   int64_t workgroupSize = 0;
   TileGrid grid;

@@ -158,6 +158,55 @@ int main(void) {
             strstr(diagnostics.text, "multiple of 32") != NULL,
         "K not a multiple of 32 is a diagnostic");
 
+  /* The compiler's choice (API version 2): the embedded database's wq_b
+     for its key at M = 16384, the naive config on request, and no config
+     for N = 1000 until edge masking lands. */
+  CHECK(mxgemmCompilerGetAPIVersion() == MXGEMM_C_COMPILER_API_VERSION &&
+            MXGEMM_C_COMPILER_API_VERSION == 2,
+        "compiler C API version 2");
+  resetDiagnostics(&diagnostics);
+  MxgemmConfigOptions choose;
+  mxgemmConfigOptionsInit(&choose);
+  choose.mHint = 16384;
+  mxgemmProblemSpecInit(&spec, 16384, 1280);
+  CHECK(mlirLogicalResultIsSuccess(mxgemmProblemChooseConfig(
+            ctx, &spec, &choose, appendText, &diagnostics)) &&
+            strstr(diagnostics.text, "\"config_source\": \"database:wq_b\"") !=
+                NULL &&
+            strstr(diagnostics.text, "stage_w = packed_registers") != NULL,
+        "auto config at M = 16384 is the database's wq_b");
+  resetDiagnostics(&diagnostics);
+  spec.config = mlirStringRefCreateFromCString("default");
+  CHECK(mlirLogicalResultIsSuccess(mxgemmProblemChooseConfig(
+            ctx, &spec, &choose, appendText, &diagnostics)) &&
+            strstr(diagnostics.text, "\"config_source\": \"default\"") != NULL,
+        "config = default is the naive config");
+  resetDiagnostics(&diagnostics);
+  mxgemmProblemSpecInit(&spec, 256, 256);
+  choose.mHint = 4;
+  module = mxgemmProblemBuildWithOptions(ctx, &spec, &choose);
+  CHECK(!mlirModuleIsNull(module), "auto config builds with an M hint");
+  result = mxgemmCompile(module, NULL);
+  CHECK(!mxgemmCompileResultIsNull(result) &&
+            strstr(mxgemmCompileResultGetMetadataJSON(result).data,
+                   "\"config_source\": \"heuristic:packed\"") != NULL,
+        "the descriptor records the heuristic rule");
+  mxgemmCompileResultDestroy(result);
+  mlirModuleDestroy(module);
+  resetDiagnostics(&diagnostics);
+  mxgemmProblemSpecInit(&spec, 1000, 992);
+  CHECK(mlirModuleIsNull(mxgemmProblemBuildWithOptions(ctx, &spec, NULL)) &&
+            strstr(diagnostics.text, "no config fits N = 1000") != NULL,
+        "a shape no config fits is a diagnostic");
+  resetDiagnostics(&diagnostics);
+  choose.tuningDatabase =
+      mlirStringRefCreateFromCString("/nonexistent/tuning.json");
+  mxgemmProblemSpecInit(&spec, 256, 256);
+  CHECK(mlirModuleIsNull(mxgemmProblemBuildWithOptions(ctx, &spec, &choose)) &&
+            strstr(diagnostics.text, "cannot read /nonexistent/tuning.json") !=
+                NULL,
+        "an unreadable tuning database is a diagnostic");
+
   resetDiagnostics(&diagnostics);
   module = mlirModuleCreateEmpty(mlirLocationUnknownGet(ctx));
   result = mxgemmCompile(module, NULL);

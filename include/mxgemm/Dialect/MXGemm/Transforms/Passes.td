@@ -262,10 +262,10 @@ def MXGemmRaiseScaledContractions
 
     N and K must be static, M may be dynamic; the problem must satisfy the
     contract (docs/Design.md section 1) and the config chosen (below).
-    The op is built with the compiler's default config, `#mxgemm.config<>`
-    (the config `mxgemm-compile` uses without `--config`; the tuning
-    database is a build-time input of the runtime, not reachable from a
-    pass), or with the `config` option. Dead producers (fill, broadcasts,
+    The op is built with the naive config, `#mxgemm.config<>`
+    (`mxgemm-compile --config=default`; a pass sees no M and does not run
+    the `--config=auto` choice of docs/Compiler.md), or with the `config`
+    option. Dead producers (fill, broadcasts,
     `scaling_extf`) are erased.
 
     **Rounding.** Raising changes the numerics: upstream's contraction

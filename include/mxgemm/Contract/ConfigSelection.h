@@ -1,0 +1,92 @@
+//===- ConfigSelection.h - the config the compiler picks --------*- C++ -*-===//
+//
+// `--config=auto`, the default of mxgemm-compile and of the compiler C API
+// (docs/Compiler.md, "How the compiler chooses a config"): the tuning
+// database's entry when the key matches and the M hint falls in its range,
+// else a fixed heuristic over the kernel families by M bucket, N and K. The
+// one place the choice is made; the tool, the C API and Python (through
+// the tool) all call selectConfig. No MLIR or LLVM dependency, no I/O: the
+// caller hands over an already parsed database.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_CONTRACT_CONFIGSELECTION_H
+#define MXGEMM_CONTRACT_CONFIGSELECTION_H
+
+#include "mxgemm/Contract/KernelConfig.h"
+#include "mxgemm/Contract/Problem.h"
+
+#include <array>
+#include <string>
+
+namespace mxgemm::contract {
+
+struct TuningDatabase;
+
+/// An inclusive range of M, one bucket of the heuristic (issue 17 item 5).
+struct MBucket {
+  int64_t mMin, mMax;
+};
+
+/// The documented buckets, ascending and contiguous from 1 to 65536. An M
+/// above 65536 (up to kMaxM) falls in the last bucket.
+inline constexpr std::array<MBucket, 8> kMBuckets = {{{1, 16},
+                                                      {17, 64},
+                                                      {65, 256},
+                                                      {257, 1024},
+                                                      {1025, 4096},
+                                                      {4097, 8192},
+                                                      {8193, 16384},
+                                                      {16385, 65536}}};
+
+/// Index into kMBuckets of `m` (1..kMaxM); M above the last bucket maps to
+/// it. -1 for M < 1.
+int findMBucket(int64_t m);
+
+/// Where a chosen config came from.
+enum class ConfigSource : uint8_t {
+  /// A config body given by the caller.
+  Explicit = 0,
+  /// `--config=default`: the naive KernelConfig{}.
+  Default = 1,
+  /// A tuning-database entry.
+  Database = 2,
+  /// A rule of the heuristic.
+  Heuristic = 3,
+};
+
+/// A chosen config and why.
+struct ConfigChoice {
+  KernelConfig config;
+  ConfigSource source = ConfigSource::Default;
+  /// The database entry (Database) or the heuristic rule (Heuristic).
+  std::string name;
+  /// One sentence for humans: why this config.
+  std::string reason;
+
+  /// The sidecar's `config_source`: "database:<entry>",
+  /// "heuristic:<rule>", "default" or "explicit".
+  std::string sourceLabel() const;
+};
+
+/// The config `--config=auto` compiles `problem` with, given an M hint
+/// (0 = none) and a database (null = none). `problem` must be valid
+/// (validateProblem) and `mHint` in 0..kMaxM; `target` is the chip's model.
+///
+/// 1. Database: the entries with the problem's key (arch = target.name)
+///    whose M range holds `mHint`; without a hint, the entry whose range
+///    holds the largest M.
+/// 2. Heuristic: the rules of docs/Compiler.md in order, each a config
+///    family sized to the M bucket with the largest tiles that divide N
+///    and K; a rule applies only if verifyConfig and verifyProblemConfig
+///    accept its config, and W stays in the layout the key's database
+///    entries read (so one packed weight serves every M).
+/// Returns an error when no rule fits (N or K not divisible by any tile:
+/// edge masking, issue 17 item 1, has not landed).
+ErrorMessage selectConfig(const GemmProblem &problem, int64_t mHint,
+                          const TuningDatabase *database,
+                          const target::TargetModel &target, ConfigChoice &out);
+
+} // namespace mxgemm::contract
+
+#endif // MXGEMM_CONTRACT_CONFIGSELECTION_H

@@ -1,0 +1,310 @@
+//===- ConfigSelection.cpp - the config the compiler picks ----------------===//
+//
+// The database lookup and the heuristic of docs/Compiler.md. The heuristic
+// is a short ordered list of rules; each builds one config from the M
+// bucket, N and K and applies only if the verifier accepts it, so a
+// rule can never hand the pipeline a config it would refuse. Everything
+// here is a handful of integer tests: a selection costs microseconds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Contract/ConfigSelection.h"
+#include "mxgemm/Contract/TuningDatabase.h"
+#include "mxgemm/Contract/WeightPanels.h"
+
+#include <algorithm>
+#include <initializer_list>
+#include <optional>
+
+using namespace mxgemm;
+using namespace mxgemm::contract;
+
+int contract::findMBucket(int64_t m) {
+  if (m < 1)
+    return -1;
+  for (size_t i = 0; i < kMBuckets.size(); ++i)
+    if (m <= kMBuckets[i].mMax)
+      return int(i);
+  return int(kMBuckets.size()) - 1;
+}
+
+std::string ConfigChoice::sourceLabel() const {
+  switch (source) {
+  case ConfigSource::Explicit:
+    return "explicit";
+  case ConfigSource::Default:
+    return "default";
+  case ConfigSource::Database:
+    return "database:" + name;
+  case ConfigSource::Heuristic:
+    return "heuristic:" + name;
+  }
+  return "?";
+}
+
+namespace {
+/// The largest of `sizes` (descending) that divides `extent`, or 0.
+int64_t largestDivisor(int64_t extent, std::initializer_list<int64_t> sizes) {
+  for (int64_t s : sizes)
+    if (extent % s == 0)
+      return s;
+  return 0;
+}
+
+/// The M the heuristic sizes tiles for: the hint, or without one the top
+/// of the bucket the database's entries serve today (8193..16384).
+int64_t sizingM(int64_t mHint) { return mHint > 0 ? mHint : 16384; }
+
+/// A workgroup tile (tile_m x tile_n).
+struct Tile {
+  int64_t m, n;
+};
+
+/// The bucket's base tile and the one it grows to, as ranked on mxgemm-sim
+/// (docs/Compiler.md, "How the rules were ranked"): narrow 32 x 128 tiles up
+/// to M = 1024 (small M: more workgroups to stream W), 64 x 256 up to 4096,
+/// the tuned kernels' 128 x 256 above.
+Tile baseTile(int64_t m) {
+  if (m <= 1024)
+    return {32, 128};
+  if (m <= 4096)
+    return {64, 256};
+  return {128, 256};
+}
+Tile grownTile(Tile t) {
+  if (t.m == 32)
+    return {64, 256};
+  return {128, 256};
+}
+
+/// The base tile, grown once when its grid would exceed four workgroups per
+/// CU (then the larger tile's reuse wins over the extra parallelism), with
+/// tile_n shrunk to the largest of `widths` that divides N; {0, 0} if none.
+Tile pickTile(const GemmProblem &p, int64_t m, const target::TargetModel &t,
+              std::initializer_list<int64_t> widths) {
+  auto fit = [&](Tile tile) {
+    for (int64_t w : widths)
+      if (w <= tile.n && p.n % w == 0)
+        return Tile{tile.m, w};
+    return Tile{0, 0};
+  };
+  Tile tile = fit(baseTile(m));
+  if (!tile.n)
+    return tile;
+  const int64_t workgroups = (m + tile.m - 1) / tile.m * (p.n / tile.n);
+  if (workgroups > 4 * t.numCus && tile.m < 128)
+    if (Tile grown = fit(grownTile(tile)); grown.n)
+      return grown;
+  return tile;
+}
+
+/// Padded LDS rows (the tuned kernels') when every lds_async stage stays
+/// whole 1024-byte copies with them, else the XOR swizzle (no padding).
+LdsLayout ldsLayoutFor(const KernelConfig &c) {
+  const int64_t padded = c.tileK + 16;
+  bool fits = (!usesLds(c.stageX) || c.programTileM() * padded % 1024 == 0) &&
+              (!usesLds(c.stageW) || c.tileN * padded % 1024 == 0);
+  return fits ? LdsLayout::Padded : LdsLayout::Xor;
+}
+
+/// The tuned families' structure (wq_b and four more): X through LDS, W
+/// pre-packed in 32x64 MFMA panels, one row of four waves, interleaved.
+std::optional<KernelConfig> packedFamily(const GemmProblem &p, int64_t m,
+                                         const target::TargetModel &t) {
+  Tile tile = pickTile(p, m, t, {256, 128});
+  KernelConfig c;
+  c.tileM = tile.m;
+  c.tileN = tile.n;
+  c.tileK = largestDivisor(p.k, {128, 64});
+  if (!c.tileN || !c.tileK)
+    return std::nullopt;
+  c.wavesM = 1;
+  c.wavesN = 4;
+  c.mfma = MfmaShape::M32N32K64;
+  c.stageX = Staging::LdsAsync;
+  c.stageW = Staging::PackedRegisters;
+  c.stages = 2;
+  c.ldsLayout = ldsLayoutFor(c);
+  c.schedule = Schedule::Interleave;
+  if (c.tileM == 128) {
+    c.groupM = 8;
+    c.groupN = 4;
+    c.xcdRemap = true;
+  }
+  return c;
+}
+
+/// engram's and wo_b's ping-pong kernel: 256x256x64, 8 waves, both
+/// operands through a 3-stage LDS ring. Only for M >= 1025 (one 256-row
+/// tile would be mostly empty below).
+std::optional<KernelConfig> pingPongFamily(const GemmProblem &p, int64_t m,
+                                           const target::TargetModel &) {
+  if (m < 1025 || p.n % 256 || p.k % 64)
+    return std::nullopt;
+  KernelConfig c;
+  c.tileM = c.tileN = 256;
+  c.tileK = 64;
+  c.wavesM = 4;
+  c.wavesN = 2;
+  c.mfma = MfmaShape::M32N32K64;
+  c.groupM = 8;
+  c.groupN = 4;
+  c.xcdRemap = true;
+  c.stageX = c.stageW = Staging::LdsAsync;
+  c.stages = 3;
+  c.ldsLayout = LdsLayout::Xor;
+  c.schedule = Schedule::PingPong;
+  return c;
+}
+
+/// Both operands row-major through a 2-stage LDS ring, the packed family's
+/// tiles; tile_n down to 32 for narrow N.
+std::optional<KernelConfig> stagedFamily(const GemmProblem &p, int64_t m,
+                                         const target::TargetModel &t) {
+  Tile tile = pickTile(p, m, t, {256, 128, 64, 32});
+  KernelConfig c;
+  c.tileM = tile.m;
+  c.tileN = tile.n;
+  c.tileK = largestDivisor(p.k, {128, 64});
+  if (!c.tileN || !c.tileK)
+    return std::nullopt;
+  c.wavesN = std::min<int64_t>(4, c.tileN / 32);
+  c.wavesM = std::min<int64_t>(c.tileM / 32, 4 / c.wavesN);
+  c.mfma = MfmaShape::M32N32K64;
+  c.stageX = c.stageW = Staging::LdsAsync;
+  c.stages = 2;
+  c.ldsLayout = ldsLayoutFor(c);
+  return c;
+}
+
+/// The naive kernel (KernelConfig{}) with tile_n and tile_k shrunk to
+/// divide N and K: direct loads, nothing staged.
+std::optional<KernelConfig> naiveSizeFamily(const GemmProblem &p, int64_t,
+                                            const target::TargetModel &) {
+  KernelConfig c;
+  c.tileN = largestDivisor(p.n, {128, 64, 32});
+  c.tileK = largestDivisor(p.k, {128, 64});
+  if (!c.tileN || !c.tileK)
+    return std::nullopt;
+  c.wavesN = std::min<int64_t>(2, c.tileN / 32);
+  return c;
+}
+
+struct Rule {
+  const char *name;
+  /// Reads W packed in MFMA panels (m32n32k64) rather than row-major.
+  bool packedW;
+  std::optional<KernelConfig> (*build)(const GemmProblem &, int64_t m,
+                                       const target::TargetModel &);
+  const char *why;
+};
+
+/// In order; the first rule whose config verifies wins. Keep in step with
+/// the table in docs/Compiler.md.
+constexpr Rule kRules[] = {
+    {"packed", true, packedFamily,
+     "the tuned kernels' structure (X through LDS, W in MFMA panels)"},
+    {"pingpong", false, pingPongFamily,
+     "the ping-pong kernel of engram and wo_b (W row-major)"},
+    {"staged", false, stagedFamily,
+     "both operands row-major through a 2-stage LDS ring"},
+    {"naive-size", false, naiveSizeFamily,
+     "the naive kernel with tiles that divide N and K"},
+};
+
+std::string bucketText(int64_t mHint, int bucket) {
+  std::string range = "[" + std::to_string(kMBuckets[bucket].mMin) + ", " +
+                      std::to_string(kMBuckets[bucket].mMax) + "]";
+  return mHint > 0 ? "M " + std::to_string(mHint) + " in bucket " + range
+                   : "no M hint, sized for M 16384 in bucket " + range;
+}
+} // namespace
+
+ErrorMessage contract::selectConfig(const GemmProblem &problem, int64_t mHint,
+                                    const TuningDatabase *database,
+                                    const target::TargetModel &target,
+                                    ConfigChoice &out) {
+  if (ErrorMessage e = validateProblem(problem))
+    return e;
+  if (mHint < 0 || mHint > kMaxM)
+    return "the M hint must be in 0.." + std::to_string(kMaxM) +
+           " (0: none), got " + std::to_string(mHint);
+
+  // 1. The database: entries of this key, the one whose range holds the
+  // hint (ranges of a key never overlap), or without a hint the one that
+  // holds the largest M.
+  const TuningEntry *best = nullptr;
+  bool keyHasEntries = false, keyPacked = false;
+  MfmaShape keyMfma = MfmaShape::M32N32K64;
+  if (database)
+    for (const TuningEntry &e : database->entries) {
+      if (e.arch != target.chip || e.problem != problem)
+        continue;
+      keyHasEntries = true;
+      keyPacked = e.config.readsWeightPanels();
+      keyMfma = e.config.mfma;
+      bool fits = mHint ? e.mMin <= mHint && mHint <= e.mMax
+                        : !best || e.mMax > best->mMax;
+      if (fits)
+        best = &e;
+    }
+  if (best) {
+    out.config = best->config;
+    out.source = ConfigSource::Database;
+    out.name = best->name;
+    out.reason = "tuning-database entry '" + best->name + "' (M range " +
+                 std::to_string(best->mMin) + ".." +
+                 std::to_string(best->mMax) +
+                 (mHint ? " holds M " + std::to_string(mHint)
+                        : ", the largest M of the key; no M hint") +
+                 ")";
+    return std::nullopt;
+  }
+
+  // 2. The heuristic. W's layout is a property of the key, not of M: the
+  // database's for a known key, else panels whenever the packed family
+  // fits N and K (it does for every bucket then).
+  const int64_t m = sizingM(mHint);
+  const int bucket = findMBucket(m);
+  bool packedW;
+  std::string layoutWhy;
+  if (keyHasEntries) {
+    if (keyPacked && keyMfma != MfmaShape::M32N32K64)
+      return "the database's entries for N = " + std::to_string(problem.n) +
+             ", K = " + std::to_string(problem.k) + " read W in " +
+             std::string(mfmaShapeName(keyMfma)) +
+             " panels, which no heuristic family reads; add an entry for "
+             "this M or give --config";
+    packedW = keyPacked;
+    layoutWhy = "W layout of the key's database entries";
+  } else {
+    packedW = canPackWeightPanels(problem.n, problem.k, 32) &&
+              problem.n % 128 == 0 && problem.k % 64 == 0;
+    layoutWhy = packedW ? "N a multiple of 128, K of 64: W in MFMA panels"
+                        : "W row-major (N not a multiple of 128 or K not of "
+                          "64)";
+  }
+  for (const Rule &rule : kRules) {
+    if (rule.packedW != packedW)
+      continue;
+    std::optional<KernelConfig> config = rule.build(problem, m, target);
+    if (!config || verifyConfig(*config, target) ||
+        verifyProblemConfig(problem, *config))
+      continue;
+    out.config = *config;
+    out.source = ConfigSource::Heuristic;
+    out.name = rule.name;
+    out.reason = std::string("heuristic rule '") + rule.name +
+                 "': " + rule.why + "; " + bucketText(mHint, bucket) + "; " +
+                 layoutWhy +
+                 (keyHasEntries ? "; no database entry of the key holds M"
+                                : "; no database entry for this key");
+    return std::nullopt;
+  }
+  return "no config fits N = " + std::to_string(problem.n) +
+         ", K = " + std::to_string(problem.k) +
+         ": every kernel family needs N a multiple of 32 and K a multiple "
+         "of 64, because tiles must divide N and K until edge masking "
+         "lands (issue 17 item 1); give --config with tiles that divide "
+         "them";
+}
