@@ -535,7 +535,9 @@ def make_mxfp8_linear(fallback, w_layout="row_major"):
 
     `weight` is in `w_layout`. Row-major W for a kernel that reads MFMA
     panels is packed once per weight tensor (kept while the tensor lives
-    and is unmodified), so `fallback` always receives the caller's W.
+    and is unmodified), so `fallback` always receives the caller's W (with
+    w_layout='mfma_panels' that is the packed W: keep row-major W and this
+    default when the fallback reads W itself).
     Arguments that neither path could take raise. The function's
     `.counts` ({'mxgemm': n, 'fallback': n}) and `.fallback_reasons`
     (reason -> calls) are the path-engagement counts of the integration.

@@ -85,15 +85,33 @@ def test_quantize_matches_the_oracle_for_every_input_dtype(reference_only):
 
 
 def test_reference_path_matches_the_oracle(reference_only):
-    x, xs, w, ws = _random_operands(11, 48, 80, 320)
+    # No kernel serves (80, 320): the reference steps K by 64, the K of
+    # gfx950's 32x32x64 scaled MFMA that every tuned kernel uses.
+    rng = np.random.default_rng(11)
+
+    def gaussian(rows, granularity):
+        v = rng.standard_normal((rows, 320)) * np.exp2(
+            rng.integers(-4, 4, (rows, 10))).repeat(32, 1)
+        return oracle.quantize_mx(v, "e4m3", granularity)
+    x, xs, w, ws = _t(*gaussian(48, "per_row"), *gaussian(80, "block32x32"))
+    # Row 0 tells K steps apart: 2^24 + 1 - 2^24 is 0 in steps of 64 (the
+    # first step rounds 2^24 + 1 to 2^24 in FP32) and 1 in steps of 128.
+    x[0], xs[0] = 0, 127
+    x[0, 0], x[0, 32], x[0, 64] = 0x38, 0x38, 0xB8   # 1, 1, -1 (E4M3)
+    xs[0, 0], xs[0, 2] = 127 + 24, 127 + 24
+    w[:, [0, 32, 64]], ws[:, :3] = 0x38, 127
     y = mt.scaled_mm(x, xs, w, ws)
     rec = mt.last_path()
     assert (rec.op, rec.path, rec.reason) == ("scaled_mm", "reference",
                                               "DISABLED")
     assert y.dtype == torch.bfloat16 and y.shape == (48, 80)
     want = oracle.reference_tile(x.numpy(), xs.numpy(), w.numpy(),
-                                 ws.numpy(), mt.DEFAULT_K_STEP, {})
+                                 ws.numpy(), 64, {})
     assert np.array_equal(_bits(y).numpy().view(np.uint16), want)
+    assert torch.all(y[0] == 0)
+    assert np.all(oracle.reference_tile(x.numpy()[:1], xs.numpy()[:1],
+                                        w.numpy(), ws.numpy(), 128, {})
+                  == 0x3F80)  # 1.0 in BF16
     # FP32 out: the same accumulator, so rounding it to BF16 gives y.
     y32 = mt.scaled_mm(x, xs, w, ws, out_dtype=torch.float32)
     assert y32.dtype == torch.float32
@@ -102,7 +120,7 @@ def test_reference_path_matches_the_oracle(reference_only):
     wr, wsr = _t(*mxgemm.random_mx(12, 80, 320))
     yr = mt.scaled_mm(x, xs, wr, wsr)
     want = oracle.reference_tile(x.numpy(), xs.numpy(), wr.numpy(),
-                                 wsr.numpy(), mt.DEFAULT_K_STEP, {})
+                                 wsr.numpy(), 64, {})
     assert np.array_equal(_bits(yr).numpy().view(np.uint16), want)
 
 
@@ -112,6 +130,24 @@ def test_without_hip_library_cpu_tensors_take_the_reference(monkeypatch):
     x, xs, w, ws = _random_operands(1, 32, 32, 64)
     mt.scaled_mm(x, xs, w, ws)
     assert mt.last_path()[1:3] == ("reference", "NO_HIP_LIBRARY")
+
+
+def test_last_path_is_per_thread_and_counters_are_global(reference_only):
+    import threading
+    x, xs, w, ws = _random_operands(2, 32, 32, 64)
+    mt.scaled_mm(x, xs, w, ws)
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(
+        (mt.last_path(), mt.quantize_mxfp8(x.float()), mt.last_path())))
+    worker.start()
+    worker.join()
+    assert seen[0][0] is None and seen[0][2].op == "quantize_mxfp8"
+    assert mt.last_path().op == "scaled_mm"
+    assert mt.counters() == {("scaled_mm", "reference"): 1,
+                             ("quantize_mxfp8", "reference"): 1}
+    with pytest.raises(TypeError, match="set_context takes"):
+        mt.set_context("libamdhip64.so")
+    assert mt.set_context(None) is False and mt.set_context(False) is None
 
 
 def _tile(p, wg, m):
