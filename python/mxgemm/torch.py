@@ -395,7 +395,9 @@ def _runtime_for(g):
     else:
         ctx, why = _cpu_context()
         if ctx is None:
-            return None, (why, "no HIP library configured for CPU tensors "
+            return None, (why, "set_context(False): CPU tensors take the "
+                          "reference" if why == "DISABLED" else
+                          "no HIP library configured for CPU tensors "
                           "(set_context() or $MXGEMM_HIP_LIBRARY)")
     p = _plan(g, ctx)
     if p.eligible:
