@@ -8,7 +8,7 @@ BUILD="${MXGEMM_BUILD_DIR:-$ROOT/build}"
 PACKAGES=(llvm-22-dev libmlir-22-dev mlir-22-tools lld-22 liblld-22-dev
   llvm-22-tools clang-22 cmake ninja-build g++ libgtest-dev libgmock-dev
   libbenchmark-dev zlib1g-dev libzstd-dev nlohmann-json3-dev libmd-dev python3
-  python3-numpy python3-pytest python3-setuptools python3-venv)
+  python3-numpy python3-pytest python3-setuptools python3-venv python3-torch)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

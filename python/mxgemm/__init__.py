@@ -21,7 +21,9 @@ Bindings of the project's C libraries, never a second implementation:
 Submodules: `cases` (the case table), `perf` (the lower bound and the
 predictions of the C++ timing simulator mxgemm-sim), `isa` (K-loop facts of an ISA listing), `qualify` and `bench` (the
 logic of mxgemm-qualify and mxgemm-bench); `_runtime`, `_numerics` and
-`_compiler` are the ctypes layers.
+`_compiler` are the ctypes layers; `torch` (torch.library operators for
+PyTorch callers, docs/Torch.md; it imports torch, so it is not imported
+here).
 
 Libraries are found via $MXGEMM_RUNTIME_LIBRARY / $MXGEMM_NUMERICS_LIBRARY,
 then the package's lib/, then the build tree of the checkout, then the

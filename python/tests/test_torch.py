@@ -1,0 +1,361 @@
+"""mxgemm.torch: the torch.library operators on Debian's torch (CPU).
+
+The runtime path runs the embedded kernels on the emulator's HIP facade
+(sampled workgroups, MXGEMM_EMU_WORKGROUPS) and is compared bit for bit with
+the operators' CPU reference path; the reference path itself is checked
+against the independent NumPy oracle of python/tests/oracle.py. Which path
+ran is asserted on every call.
+"""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import mxgemm  # noqa: E402
+import mxgemm.torch as mt  # noqa: E402
+
+import oracle  # noqa: E402
+
+
+@pytest.fixture
+def on_facade(ctx):
+    """CPU tensors go through the runtime on the facade."""
+    mt.set_context(ctx)
+    mt.reset_counters()
+    yield ctx
+    mt.set_context(None)
+
+
+@pytest.fixture
+def reference_only():
+    mt.set_context(False)
+    mt.reset_counters()
+    yield
+    mt.set_context(None)
+
+
+def _t(*arrays):
+    return [torch.from_numpy(np.ascontiguousarray(a)) for a in arrays]
+
+
+def _random_operands(seed, m, n, k):
+    x, xs = mxgemm.random_mx(seed, m, k)
+    w, ws = mxgemm.random_mx(seed + 1, n, k, granularity="block32x32")
+    return _t(x, xs, w, ws)
+
+
+def _bits(y):
+    return y.view(torch.int16)
+
+
+def test_ops_are_registered_with_their_schemas():
+    for name, schema in mt.OP_SCHEMAS.items():
+        op = getattr(torch.ops.mxgemm, name)
+        assert str(op.default._schema) == "mxgemm::" + schema
+    # docs/Torch.md shows the schemas as torch prints them.
+    import os
+    doc = open(os.path.join(os.path.dirname(__file__), "..", "..", "docs",
+                            "Torch.md")).read()
+    for schema in mt.OP_SCHEMAS.values():
+        assert "mxgemm::" + schema in doc
+
+
+def test_quantize_matches_the_oracle_for_every_input_dtype(reference_only):
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(40, 96, generator=gen) * torch.exp2(
+        torch.randint(-6, 6, (40, 3), generator=gen).float()
+    ).repeat_interleave(32, 1)
+    x[1] = 0.0  # all-zero blocks get scale 127
+    for dtype in (torch.float32, torch.bfloat16, torch.float16):
+        xd = x.to(dtype)
+        for fmt in ("e4m3", "e5m2"):
+            codes, scales = mt.quantize_mxfp8(xd, fmt)
+            want = oracle.quantize_mx(xd.float().numpy(), fmt)
+            assert codes.dtype == scales.dtype == torch.uint8
+            assert np.array_equal(codes.numpy(), want[0])
+            assert np.array_equal(scales.numpy(), want[1])
+    codes, scales = mt.quantize_mxfp8(x, granularity="block32x32")
+    want = oracle.quantize_mx(x.numpy(), "e4m3", "block32x32")
+    assert scales.shape == (2, 3)
+    assert np.array_equal(codes.numpy(), want[0])
+    assert np.array_equal(scales.numpy(), want[1])
+    assert mt.last_path().path == "reference"
+    assert mt.counters()[("quantize_mxfp8", "reference")] == 7
+
+
+def test_reference_path_matches_the_oracle(reference_only):
+    # No kernel serves (80, 320): the reference steps K by 64, the K of
+    # gfx950's 32x32x64 scaled MFMA that every tuned kernel uses.
+    rng = np.random.default_rng(11)
+
+    def gaussian(rows, granularity):
+        v = rng.standard_normal((rows, 320)) * np.exp2(
+            rng.integers(-4, 4, (rows, 10))).repeat(32, 1)
+        return oracle.quantize_mx(v, "e4m3", granularity)
+    x, xs, w, ws = _t(*gaussian(48, "per_row"), *gaussian(80, "block32x32"))
+    # Row 0 tells K steps apart: 2^24 + 1 - 2^24 is 0 in steps of 64 (the
+    # first step rounds 2^24 + 1 to 2^24 in FP32) and 1 in steps of 128.
+    x[0], xs[0] = 0, 127
+    x[0, 0], x[0, 32], x[0, 64] = 0x38, 0x38, 0xB8   # 1, 1, -1 (E4M3)
+    xs[0, 0], xs[0, 2] = 127 + 24, 127 + 24
+    w[:, [0, 32, 64]], ws[:, :3] = 0x38, 127
+    y = mt.scaled_mm(x, xs, w, ws)
+    rec = mt.last_path()
+    assert (rec.op, rec.path, rec.reason) == ("scaled_mm", "reference",
+                                              "DISABLED")
+    assert y.dtype == torch.bfloat16 and y.shape == (48, 80)
+    want = oracle.reference_tile(x.numpy(), xs.numpy(), w.numpy(),
+                                 ws.numpy(), 64, {})
+    assert np.array_equal(_bits(y).numpy().view(np.uint16), want)
+    assert torch.all(y[0] == 0)
+    assert np.all(oracle.reference_tile(x.numpy()[:1], xs.numpy()[:1],
+                                        w.numpy(), ws.numpy(), 128, {})
+                  == 0x3F80)  # 1.0 in BF16
+    # FP32 out: the same accumulator, so rounding it to BF16 gives y.
+    y32 = mt.scaled_mm(x, xs, w, ws, out_dtype=torch.float32)
+    assert y32.dtype == torch.float32
+    assert torch.equal(_bits(y32.bfloat16()), _bits(y))
+    # Per-row weight scales ([N, K/32]) are the other kind it takes.
+    wr, wsr = _t(*mxgemm.random_mx(12, 80, 320))
+    yr = mt.scaled_mm(x, xs, wr, wsr)
+    want = oracle.reference_tile(x.numpy(), xs.numpy(), wr.numpy(),
+                                 wsr.numpy(), 64, {})
+    assert np.array_equal(_bits(yr).numpy().view(np.uint16), want)
+
+
+def test_without_hip_library_cpu_tensors_take_the_reference(monkeypatch):
+    monkeypatch.delenv("MXGEMM_HIP_LIBRARY", raising=False)
+    mt.set_context(None)
+    x, xs, w, ws = _random_operands(1, 32, 32, 64)
+    mt.scaled_mm(x, xs, w, ws)
+    assert mt.last_path()[1:3] == ("reference", "NO_HIP_LIBRARY")
+
+
+def test_last_path_is_per_thread_and_counters_are_global(reference_only):
+    import threading
+    x, xs, w, ws = _random_operands(2, 32, 32, 64)
+    mt.scaled_mm(x, xs, w, ws)
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(
+        (mt.last_path(), mt.quantize_mxfp8(x.float()), mt.last_path())))
+    worker.start()
+    worker.join()
+    assert seen[0][0] is None and seen[0][2].op == "quantize_mxfp8"
+    assert mt.last_path().op == "scaled_mm"
+    assert mt.counters() == {("scaled_mm", "reference"): 1,
+                             ("quantize_mxfp8", "reference"): 1}
+    with pytest.raises(TypeError, match="set_context takes"):
+        mt.set_context("libamdhip64.so")
+    assert mt.set_context(None) is False and mt.set_context(False) is None
+
+
+def _tile(p, wg, m):
+    r, c = mxgemm.workgroup_tile(p, wg)
+    return slice(r, min(r + p.program_tile_m, m)), slice(c, c + p.tile_n)
+
+
+def _reference_tile(x, xs, w, ws, rows, cols):
+    """The operators' own reference path on one output tile (a smaller
+    problem: rows of X, rows of W and their 32x32 scale blocks)."""
+    previous = mt.set_context(False)
+    try:
+        y = mt.scaled_mm(x[rows].contiguous(), xs[rows].contiguous(),
+                         w[cols].contiguous(),
+                         ws[cols.start // 32:cols.stop // 32].contiguous())
+    finally:
+        mt.set_context(previous)
+    assert mt.last_path().path == "reference"
+    return y
+
+
+@pytest.mark.parametrize("n,k", [(4096, 1280),   # index_query: MFMA panels
+                                 (5120, 4096)])  # wo_b: row-major W
+def test_runtime_path_is_bit_exact_with_the_reference(on_facade, monkeypatch,
+                                                      n, k):
+    m = 8193
+    x, xs, w, ws = _random_operands(21, m, n, k)
+    wk, layout = mt.pack_weights(w)
+    assert layout == mt.weight_layout(n, k)
+    assert (wk is w) == (layout == "row_major")
+    p = mxgemm.plan(m, n, k, ctx=on_facade, w_layout=layout)
+    assert p.eligible
+    sampled = [p.grid[0] - 1] if k > 2048 else [0, p.grid[0] - 1]
+    monkeypatch.setenv("MXGEMM_EMU_WORKGROUPS",
+                       ",".join(map(str, sampled)))
+    y = mt.scaled_mm(x, xs, wk, ws, w_layout=layout)
+    monkeypatch.delenv("MXGEMM_EMU_WORKGROUPS")
+    rec = mt.last_path()
+    assert (rec.path, rec.reason, rec.detail) == ("runtime", "NONE",
+                                                  p.kernel)
+    assert mt.counters()[("scaled_mm", "runtime")] == 1
+    tiles = [_tile(p, wg, m) for wg in sampled]
+    for rows, cols in tiles:
+        ref = _reference_tile(x, xs, w, ws, rows, cols)
+        assert torch.equal(_bits(y[rows, cols]), _bits(ref))
+    # Outputs of workgroups that did not run are left NaN, not stale memory.
+    r, c = m // 2, n // 2
+    assert not any(rows.start <= r < rows.stop and cols.start <= c <
+                   cols.stop for rows, cols in tiles)
+    assert torch.isnan(y[r, c])
+
+
+def test_packed_weights_on_the_reference_path(on_facade):
+    # A packed W is put back in row-major order by the reference path:
+    # a problem outside the runtime's M range gives the row-major result.
+    n, k = 4096, 1280
+    x, xs, w, ws = _random_operands(31, 64, n, k)
+    wk, layout = mt.pack_weights(w)
+    assert layout == "mfma_panels" and mt.last_path().path == "runtime"
+    assert not torch.equal(wk, w)
+    mt.set_context(False)
+    assert torch.equal(mt.pack_weights(w)[0], wk)  # the host packer
+    assert mt.last_path()[:3] == ("pack_weights", "reference", "DISABLED")
+    y_row = mt.scaled_mm(x, xs, w, ws)
+    mt.set_context(on_facade)
+    y_packed = mt.scaled_mm(x, xs, wk, ws, w_layout="mfma_panels")
+    assert mt.last_path()[1:3] == ("reference", "M_OUT_OF_RANGE")
+    assert torch.equal(_bits(y_row), _bits(y_packed))
+
+
+def _ok_operands(m=64, n=96, k=128):
+    x = torch.zeros(m, k, dtype=torch.uint8)
+    xs = torch.full((m, k // 32), 127, dtype=torch.uint8)
+    w = torch.zeros(n, k, dtype=torch.uint8)
+    ws = torch.full(((n + 31) // 32, k // 32), 127, dtype=torch.uint8)
+    return x, xs, w, ws
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda a: {"x": a["x"].float()}, "x must hold FP8 codes as"),
+    (lambda a: {"xs": torch.zeros(64, 7, dtype=torch.uint8)},
+     r"x_scale must be \[M, K/32\] = \[64, 4\].*got \[64, 7\]"),
+    (lambda a: {"w": torch.zeros(96, 160, dtype=torch.uint8)},
+     "weight has K = 160 .* but x has K = 128"),
+    (lambda a: {"ws": torch.zeros(4, 4, dtype=torch.uint8)},
+     r"weight_scale must be \[ceil\(N/32\), K/32\] = \[3, 4\]"),
+    (lambda a: {"x": torch.zeros(128, 64, dtype=torch.uint8).t()},
+     r"x must be contiguous row-major .* got stride \(1, 64\)"),
+    (lambda a: {"ws": a["ws"].to("meta")},
+     "weight_scale is on device 'meta'"),
+    (lambda a: {"x": a["x"][None]}, "x must be 2-D"),
+    (lambda a: {"x": torch.zeros(64, 100, dtype=torch.uint8),
+                "xs": torch.zeros(64, 3, dtype=torch.uint8),
+                "w": torch.zeros(96, 100, dtype=torch.uint8),
+                "ws": torch.zeros(3, 3, dtype=torch.uint8)},
+     "K = 100 .* must be a multiple of 32"),
+    (lambda a: {"out_dtype": torch.float16}, "out_dtype must be one of"),
+    (lambda a: {"w_layout": "column_major"}, "w_layout must be one of"),
+    (lambda a: {"w_layout": "mfma_panels"}, "no kernel packs W of N = 96"),
+])
+def test_bad_arguments_raise_and_say_what_is_wrong(reference_only, change,
+                                                   message):
+    x, xs, w, ws = _ok_operands()
+    args = {"x": x, "xs": xs, "w": w, "ws": ws,
+            "out_dtype": torch.bfloat16, "w_layout": "row_major"}
+    args.update(change(args))
+    with pytest.raises(ValueError, match=message):
+        mt.scaled_mm(args["x"], args["xs"], args["w"], args["ws"],
+                     args["out_dtype"], args["w_layout"])
+    # The operator itself checks as well (torch.ops callers skip the module).
+    if message != "weight_scale is on device 'meta'":  # dispatches to Meta
+        with pytest.raises(ValueError, match=message):
+            torch.ops.mxgemm.scaled_mm(args["x"], args["xs"], args["w"],
+                                       args["ws"], args["out_dtype"],
+                                       args["w_layout"])
+    assert mt.counters() == {}
+
+
+def test_other_bad_arguments():
+    x, xs, w, ws = _ok_operands()
+    with pytest.raises(TypeError, match="x_scale must be a torch.Tensor"):
+        mt.scaled_mm(x, xs.numpy(), w, ws)
+    with pytest.raises(ValueError, match="values to quantize"):
+        mt.quantize_mxfp8(x)
+    with pytest.raises(ValueError, match="K = 40 .* multiple of 32"):
+        mt.quantize_mxfp8(torch.zeros(2, 40))
+    with pytest.raises(ValueError, match="fmt must be one of"):
+        mt.quantize_mxfp8(torch.zeros(2, 32), "e3m4")
+    with pytest.raises(ValueError, match="nothing to pack"):
+        torch.ops.mxgemm.pack_weights(w, None)
+    assert mt.pack_weights(w) == (w, "row_major")
+    # Device tensors are read in place: a view at an odd offset is refused.
+    buf = torch.zeros(65, 128, dtype=torch.uint8)
+    with pytest.raises(ValueError, match="not 16-byte aligned"):
+        mt._aligned(x=buf.view(-1)[1:1 + 64 * 128].view(64, 128))
+    mt._aligned(x=buf)
+
+
+def test_linear_takes_mxgemm_when_eligible_and_the_fallback_otherwise(
+        on_facade, monkeypatch):
+    calls = []
+
+    def fallback(x, x_scale, weight, weight_scale, out_dtype):
+        calls.append((x, weight, out_dtype))
+        return torch.zeros(x.shape[0], weight.shape[0], dtype=out_dtype)
+
+    linear = mt.make_mxfp8_linear(fallback)
+    n, k = 4096, 1280
+    x, xs, w, ws = _random_operands(41, 8193, n, k)
+    # Eligible: row-major W for a kernel that reads panels is packed once.
+    monkeypatch.setenv("MXGEMM_EMU_WORKGROUPS", "0")
+    y = linear(x, xs, w, ws, torch.bfloat16)
+    y2 = linear(x, xs, w, ws, torch.bfloat16)
+    monkeypatch.delenv("MXGEMM_EMU_WORKGROUPS")
+    assert mt.last_path().path == "runtime"
+    assert mt.counters()[("pack_weights", "runtime")] == 1
+    assert dict(linear.counts) == {"mxgemm": 2, "fallback": 0}
+    assert calls == []
+    p = mxgemm.plan(8193, n, k, ctx=on_facade, w_layout="mfma_panels")
+    rows, cols = _tile(p, 0, 8193)
+    ref = _reference_tile(x, xs, w, ws, rows, cols)
+    assert torch.equal(_bits(y[rows, cols]), _bits(ref))
+    assert torch.equal(_bits(y2[rows, cols]), _bits(ref))
+    # Ineligible: M outside the tuned range, FP32 out, no tuned (N, K).
+    small = [t[:64].contiguous() if i < 2 else t
+             for i, t in enumerate((x, xs, w, ws))]
+    linear(*small, torch.bfloat16)
+    assert mt.last_path()[:3] == ("linear", "fallback", "M_OUT_OF_RANGE")
+    linear(x, xs, w, ws, torch.float32)
+    assert mt.last_path().reason == "OUTPUT_TYPE"
+    linear(*_ok_operands(), torch.bfloat16)
+    assert mt.last_path().reason == "NO_TUNED_KERNEL"
+    assert dict(linear.counts) == {"mxgemm": 2, "fallback": 3}
+    assert dict(linear.fallback_reasons) == {
+        "M_OUT_OF_RANGE": 1, "OUTPUT_TYPE": 1, "NO_TUNED_KERNEL": 1}
+    assert [c[2] for c in calls] == [torch.bfloat16, torch.float32,
+                                     torch.bfloat16]
+    assert calls[0][1] is w  # the fallback gets the caller's row-major W
+    # Bad arguments raise on either path rather than reaching the fallback.
+    with pytest.raises(ValueError, match="x_scale must be"):
+        linear(x, xs[:, :7].contiguous(), w, ws, torch.bfloat16)
+    assert linear.counts["fallback"] == 3
+
+
+@pytest.mark.skipif(not hasattr(torch, "float8_e4m3fn"),
+                    reason="torch without float8 dtypes (before 2.1)")
+def test_float8_dtypes_are_byte_views(reference_only):
+    x, xs, w, ws = _random_operands(51, 32, 64, 128)
+    y = mt.scaled_mm(x.view(torch.float8_e4m3fn), xs,
+                     w.view(torch.float8_e4m3fn), ws)
+    assert torch.equal(_bits(y), _bits(mt.scaled_mm(x, xs, w, ws)))
+
+
+def test_example_runs_on_the_emulator(ctx):
+    import os
+    import subprocess
+    import sys
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    env = dict(os.environ, MXGEMM_HIP_LIBRARY=ctx.hip_library,
+               PYTHONPATH=os.path.join(root, "python"))
+    env.setdefault("MXGEMM_RUNTIME_LIBRARY", mxgemm._api._library().path)
+    build = os.path.dirname(os.path.dirname(mxgemm._api._library().path))
+    proc = subprocess.run(
+        [sys.executable, os.path.join(root, "examples",
+                                      "torch_mxfp8_linear.py"),
+         "--workgroups", "0", "--build", build, "--no-predict"],
+        capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "path runtime, kernel mxgemm_index_query" in out
+    assert "relative error vs BF16 matmul 0.0" in out
