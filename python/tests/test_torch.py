@@ -169,8 +169,8 @@ def _reference_tile(x, xs, w, ws, rows, cols):
     return y
 
 
-@pytest.mark.parametrize("n,k", [(4096, 1280),   # index_query: MFMA panels
-                                 (5120, 4096)])  # wo_b: row-major W
+@pytest.mark.parametrize("n,k", [(1792, 5120),   # fused_qkv: MFMA panels
+                                 (4096, 1280)])  # index_query: row-major W
 def test_runtime_path_is_bit_exact_with_the_reference(on_facade, monkeypatch,
                                                       n, k):
     m = 8193
@@ -203,7 +203,7 @@ def test_runtime_path_is_bit_exact_with_the_reference(on_facade, monkeypatch,
 def test_packed_weights_on_the_reference_path(on_facade):
     # A packed W is put back in row-major order by the reference path:
     # a problem outside the runtime's M range gives the row-major result.
-    n, k = 4096, 1280
+    n, k = 1792, 5120  # fused_qkv: its kernel reads MFMA panels
     x, xs, w, ws = _random_operands(31, 64, n, k)
     wk, layout = mt.pack_weights(w)
     assert layout == "mfma_panels" and mt.last_path().path == "runtime"
@@ -295,7 +295,7 @@ def test_linear_takes_mxgemm_when_eligible_and_the_fallback_otherwise(
         return torch.zeros(x.shape[0], weight.shape[0], dtype=out_dtype)
 
     linear = mt.make_mxfp8_linear(fallback)
-    n, k = 4096, 1280
+    n, k = 1792, 5120  # fused_qkv: its kernel reads MFMA panels
     x, xs, w, ws = _random_operands(41, 8193, n, k)
     # Eligible: row-major W for a kernel that reads panels is packed once.
     monkeypatch.setenv("MXGEMM_EMU_WORKGROUPS", "0")

@@ -173,7 +173,7 @@ int main(void) {
             ctx, &spec, &choose, appendText, &diagnostics)) &&
             strstr(diagnostics.text, "\"config_source\": \"database:wq_b\"") !=
                 NULL &&
-            strstr(diagnostics.text, "stage_w = packed_registers") != NULL,
+            strstr(diagnostics.text, "schedule = pingpong") != NULL,
         "auto config at M = 16384 is the database's wq_b");
   resetDiagnostics(&diagnostics);
   spec.config = mlirStringRefCreateFromCString("default");
