@@ -83,8 +83,11 @@ ErrorMessage contract::validateProblem(const GemmProblem &p) {
 ErrorMessage contract::verifyProblemConfig(const GemmProblem &p,
                                            const KernelConfig &c) {
   std::ostringstream os;
-  if (c.tileN <= 0 || p.n % c.tileN != 0) {
-    os << "N (" << p.n << ") must be a multiple of tile_n (" << c.tileN << ")";
+  // A partial last tile column is masked (rows of W clamped to N - 1, the
+  // output stored element by element); MFMA panels tile N whole.
+  if (c.tileN <= 0 || (c.readsWeightPanels() && p.n % c.tileN != 0)) {
+    os << "N (" << p.n << ") must be a multiple of tile_n (" << c.tileN
+       << ") for stage_w = packed_registers";
     return os.str();
   }
   if (c.tileK <= 0 || p.k % c.tileK != 0) {
@@ -142,7 +145,7 @@ TileGrid TileGrid::of(const KernelConfig &config, int64_t n,
   TileGrid g;
   g.programTileM = config.programTileM();
   g.tileN = config.tileN;
-  g.numTilesN = config.tileN > 0 ? n / config.tileN : 0;
+  g.numTilesN = config.tileN > 0 ? (n + config.tileN - 1) / config.tileN : 0;
   g.groupM = config.groupM;
   g.groupN = config.groupN;
   g.xcdRemap = config.xcdRemap;

@@ -50,8 +50,9 @@ struct GemmProblem {
 /// or F32 output.
 ErrorMessage validateProblem(const GemmProblem &problem);
 
-/// The rules that tie a config to a problem: N a multiple of tile_n, K of
-/// tile_k, and packed W panels that tile N and K.
+/// The rules that tie a config to a problem: K a multiple of tile_k; N a
+/// multiple of tile_n only for packed W panels (other kernels mask a
+/// partial last tile column).
 ErrorMessage verifyProblemConfig(const GemmProblem &problem,
                                  const KernelConfig &config);
 

@@ -34,6 +34,9 @@ private:
 /// True if `op` is, or holds, a copy into LDS, lowered or not
 /// (CopiesToAMDGPU.cpp).
 bool isLdsCopy(Operation *op);
+/// Whether N (the problem's) leaves the last tile column of `op`'s kernel
+/// partial: its wave tiles then reach past N and are masked.
+bool hasPartialTileColumn(Operation *op, int64_t n);
 /// True if `op` is a ring barrier or the last op of a lowered one
 /// (SyncToAMDGPU.cpp).
 bool endsRingBarrier(Operation *op);

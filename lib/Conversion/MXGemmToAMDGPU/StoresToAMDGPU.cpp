@@ -9,7 +9,9 @@
 // bytes, one row per lane); with a staging buffer the wave writes a block
 // row into LDS the same way and reads it back 16 bytes per lane along rows,
 // so that each global store writes whole rows. Rows at or past M are
-// masked per lane, and only in the last tile row.
+// masked per lane, and only in the last tile row. In a partial last tile
+// column (N not a multiple of tile_n) the wave tiles that reach past N
+// store element by element, each masked by row and column.
 //
 //===----------------------------------------------------------------------===//
 
@@ -157,11 +159,48 @@ public:
       else
         emitDirect(guarded);
     };
+    // Past N: each element of each quad, stored where row < M and col < N
+    // (slow, but only in the last tile column).
+    auto emitMasked = [&] {
+      Value quadCol = e.add(adaptor.getCol0(), e.mul(e.coords.g, 4));
+      for (int64_t i = 0; i < blocksM; ++i) {
+        Value row = e.add(e.add(adaptor.getRow0(), i * nonK), e.coords.r);
+        for (int64_t j = 0; j < blocksN; ++j)
+          for (int64_t u = 0; u < accPer / 4; ++u) {
+            Value v = quad(i, j, u);
+            for (int64_t el = 0; el < 4; ++el) {
+              Value col = e.add(quadCol, j * nonK + 8 * u + el);
+              Value inBounds = arith::AndIOp::create(
+                  b, loc,
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                        adaptor.getM()),
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col,
+                                        e.idx(n)));
+              OpBuilder::InsertionGuard g(b);
+              b.setInsertionPointToStart(
+                  scf::IfOp::create(b, loc, inBounds, false).thenBlock());
+              Value scalar = vector::ExtractOp::create(b, loc, v, el);
+              memref::StoreOp::create(b, loc, scalar, adaptor.getY(),
+                                      ValueRange{e.add(e.mul(row, n), col)});
+              ++stores;
+            }
+          }
+      }
+    };
     // Every wave tile but those of the last tile row lies wholly inside M:
     // one uniform test instead of a masked branch per element.
     Value tileEnd = e.add(adaptor.getRow0(), op.getWaveM());
     Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                         tileEnd, adaptor.getM());
+    if (hasPartialTileColumn(op, n)) {
+      Value colEnd = e.add(adaptor.getCol0(), op.getWaveN());
+      Value insideN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                            colEnd, e.idx(n));
+      auto splitN = scf::IfOp::create(b, loc, insideN, /*withElse=*/true);
+      b.setInsertionPointToStart(splitN.elseBlock());
+      emitMasked();
+      b.setInsertionPointToStart(splitN.thenBlock());
+    }
     auto split = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
     b.setInsertionPointToStart(split.thenBlock());
     emitStores(/*guarded=*/false);

@@ -77,8 +77,14 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
     xRowBase.push_back(e.mul(row, k));
     xsRowBase.push_back(e.mul(row, kBlocks));
   }
+  // Columns past N (in a partial last tile column) re-read row N - 1 of W
+  // and its scales: in bounds, never stored.
+  const int64_t n = cast<MemRefType>(op.getW().getType()).getNumElements() / k;
+  Value lastCol = hasPartialTileColumn(op, n) ? e.idx(n - 1) : Value();
   for (int64_t j = 0; j < blocksN; ++j) {
     Value col = e.add(e.add(adaptor.getCol0(), j * nonK), e.coords.r);
+    if (lastCol)
+      col = arith::MinUIOp::create(b, loc, col, lastCol);
     wRowBase.push_back(e.mul(col, k));
     Value blockIndex = arith::DivUIOp::create(
         b, loc, e.add(adaptor.getCol0(), j * nonK), e.idx(nonK));
@@ -220,6 +226,13 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
 }
 
 } // namespace
+
+bool hasPartialTileColumn(Operation *op, int64_t n) {
+  auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+  auto config =
+      kernel ? kernel->getAttrOfType<ConfigAttr>(kConfigAttrName) : nullptr;
+  return config && n % config.getTileN() != 0;
+}
 
 bool readsPackedWeightsRowMajor(WaveMmaOp op) {
   auto kernel = op->getParentOfType<gpu::GPUFuncOp>();

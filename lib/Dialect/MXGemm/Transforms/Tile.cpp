@@ -117,13 +117,13 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   Value m = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), mI32);
   Value numTilesM = arith::CeilDivUIOp::create(b, loc, m, cst(progTileM));
   Value pid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  auto tile = ProgramTileOp::create(b, loc, b.getIndexType(), b.getIndexType(),
-                                    pid, numTilesM,
-                                    b.getI64IntegerAttr(n / config.getTileN()),
-                                    b.getI64IntegerAttr(config.getGroupM()),
-                                    b.getI64IntegerAttr(config.getGroupN()),
-                                    b.getBoolAttr(config.getXcdRemap()),
-                                    b.getI64IntegerAttr(target->numXcds));
+  auto tile = ProgramTileOp::create(
+      b, loc, b.getIndexType(), b.getIndexType(), pid, numTilesM,
+      b.getI64IntegerAttr(llvm::divideCeil(n, config.getTileN())),
+      b.getI64IntegerAttr(config.getGroupM()),
+      b.getI64IntegerAttr(config.getGroupN()),
+      b.getBoolAttr(config.getXcdRemap()),
+      b.getI64IntegerAttr(target->numXcds));
 
   // Wave coordinates inside the workgroup, waves_n-major.
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
