@@ -303,8 +303,8 @@ ErrorMessage contract::selectConfig(const GemmProblem &problem, int64_t mHint,
   }
   return "no config fits N = " + std::to_string(problem.n) +
          ", K = " + std::to_string(problem.k) +
-         ": every kernel family needs N a multiple of 32 and K a multiple "
-         "of 64, because tiles must divide N and K until edge masking "
-         "lands (issue 17 item 1); give --config with tiles that divide "
-         "them";
+         ": every kernel family of the heuristic needs N a multiple of 32 "
+         "and K a multiple of 64 (its tiles divide N and K; K tails wait for "
+         "edge masking, issue 17 item 1); give --config with tiles that "
+         "divide K (with W row-major, the last tile column may be partial)";
 }

@@ -89,7 +89,14 @@ TEST(ProblemTest, LimitsAndRules) {
   GemmProblem bf16In{4096, 128, ElementType::BF16};
   EXPECT_TRUE(validateProblem(bf16In));
   KernelConfig c;
-  EXPECT_TRUE(verifyProblemConfig(GemmProblem{100, 256}, c));
+  // N = 100 leaves the last tile column partial: masked for row-major W,
+  // refused for MFMA panels; K must be a multiple of tile_k.
+  EXPECT_FALSE(verifyProblemConfig(GemmProblem{100, 256}, c));
+  EXPECT_TRUE(verifyProblemConfig(GemmProblem{256, 192}, c));
+  KernelConfig packed;
+  packed.stageX = Staging::LdsAsync;
+  packed.stageW = Staging::PackedRegisters;
+  EXPECT_TRUE(verifyProblemConfig(GemmProblem{100, 256}, packed));
   EXPECT_FALSE(verifyProblemConfig(GemmProblem{256, 256}, c));
 }
 

@@ -77,11 +77,11 @@ TEST(SearchSpace, PrunesBeforeCompiling) {
   c.tileM = c.tileN = 256;
   c.wavesM = c.wavesN = 1;
   EXPECT_EQ(s.prune(problem(4096, 4096), c, gfx950()), PruneReason::Config);
-  // The default config's 128-wide tiles fit N = 1792 (14 x 128), not
-  // N = 1800.
+  // The default config's 128-deep K tiles fit K = 5120 (40 x 128), not
+  // K = 5056.
   contract::KernelConfig ok;
   EXPECT_FALSE(s.prune(problem(1792, 5120), ok, gfx950()));
-  EXPECT_EQ(s.prune(problem(1800, 5120), ok, gfx950()), PruneReason::Problem);
+  EXPECT_EQ(s.prune(problem(1792, 5056), ok, gfx950()), PruneReason::Problem);
   // More LDS than a workgroup can allocate (3 stages of 256+256 rows of
   // 272 bytes = 417792 > 163840).
   contract::KernelConfig lds;

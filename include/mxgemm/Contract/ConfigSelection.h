@@ -82,7 +82,8 @@ struct ConfigChoice {
 ///    accept its config, and W stays in the layout the key's database
 ///    entries read (so one packed weight serves every M).
 /// Returns an error when no rule fits (N or K not divisible by any tile:
-/// edge masking, issue 17 item 1, has not landed).
+/// the rules do not use partial tile columns yet, and K tails wait for
+/// edge masking, issue 17 item 1).
 ErrorMessage selectConfig(const GemmProblem &problem, int64_t mHint,
                           const TuningDatabase *database,
                           const target::TargetModel &target, ConfigChoice &out);

@@ -19,7 +19,7 @@ func.func @bad_scales(%x: tensor<?x64xf8E4M3FN>, %xs: tensor<?x3xf8E8M0FNU>,
 func.func @config_misfit(%x: tensor<?x64xf8E4M3FN>, %xs: tensor<?x2xf8E8M0FNU>,
                          %w: tensor<32x64xf8E4M3FN>, %ws: tensor<1x2xf8E8M0FNU>,
                          %y: tensor<?x32xbf16>) -> tensor<?x32xbf16> {
-  // expected-error-re @+1 {{{{.*}}tile_n{{.*}}}}
+  // expected-error-re @+1 {{{{.*}}tile_k{{.*}}}}
   %r = mxgemm.scaled_matmul_tensor %x, %xs, %w, %ws into %y
       {config = #mxgemm.config<>, w_scale = #mxgemm.w_scale<block32x32>}
       : tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>, tensor<32x64xf8E4M3FN>,
