@@ -90,8 +90,13 @@ ErrorMessage contract::verifyProblemConfig(const GemmProblem &p,
        << ") for stage_w = packed_registers";
     return os.str();
   }
-  if (c.tileK <= 0 || p.k % c.tileK != 0) {
-    os << "K (" << p.k << ") must be a multiple of tile_k (" << c.tileK << ")";
+  // A K tail is masked where each lane loads its own operand bytes; LDS
+  // copies and MFMA panels move whole K tiles.
+  const bool directLoads =
+      c.stageX == Staging::Direct && c.stageW == Staging::Direct;
+  if (c.tileK <= 0 || (!directLoads && p.k % c.tileK != 0)) {
+    os << "K (" << p.k << ") must be a multiple of tile_k (" << c.tileK
+       << ") unless stage_x = stage_w = direct";
     return os.str();
   }
   return std::nullopt;

@@ -90,9 +90,12 @@ TEST(ProblemTest, LimitsAndRules) {
   EXPECT_TRUE(validateProblem(bf16In));
   KernelConfig c;
   // N = 100 leaves the last tile column partial: masked for row-major W,
-  // refused for MFMA panels; K must be a multiple of tile_k.
+  // refused for MFMA panels. A K tail is masked on direct loads only.
   EXPECT_FALSE(verifyProblemConfig(GemmProblem{100, 256}, c));
-  EXPECT_TRUE(verifyProblemConfig(GemmProblem{256, 192}, c));
+  EXPECT_FALSE(verifyProblemConfig(GemmProblem{256, 192}, c));
+  KernelConfig staged;
+  staged.stageX = Staging::LdsAsync;
+  EXPECT_TRUE(verifyProblemConfig(GemmProblem{256, 192}, staged));
   KernelConfig packed;
   packed.stageX = Staging::LdsAsync;
   packed.stageW = Staging::PackedRegisters;

@@ -50,7 +50,8 @@ struct GemmProblem {
 /// or F32 output.
 ErrorMessage validateProblem(const GemmProblem &problem);
 
-/// The rules that tie a config to a problem: K a multiple of tile_k; N a
+/// The rules that tie a config to a problem: K a multiple of tile_k unless
+/// both operands are loaded directly (a K tail is masked there); N a
 /// multiple of tile_n only for packed W panels (other kernels mask a
 /// partial last tile column).
 ErrorMessage verifyProblemConfig(const GemmProblem &problem,

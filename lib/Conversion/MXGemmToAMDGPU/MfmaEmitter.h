@@ -62,9 +62,43 @@ public:
   /// `half` = 32 (32x32x64) or 64 (16x16x128).
   Value loadOperand(Value mem, Value rowBase, Value kBase) {
     Value groupOffset = mul(coords.g, 16);
+    if (kLimit)
+      return loadMaskedOperand(mem, rowBase, add(kBase, groupOffset));
     Value rowK = add(rowBase, kBase);
     Value first = add(rowK, groupOffset);
     return loadHalves(mem, {}, first, std::nullopt, /*alignment=*/std::nullopt);
+  }
+
+  /// Set when K is not a multiple of tile_k (direct loads only): the bytes
+  /// of a K tail's steps past K are read from an in-bounds address and
+  /// replaced by zeros, their scales by 1.0. Both operands are zeroed, so
+  /// every product past K is +0 and the step sums only the blocks below K,
+  /// as the reference's last, shorter step does. (A scale alone cannot
+  /// zero a product: E8M0 has no zero.)
+  std::optional<int64_t> kLimit;
+
+  /// loadOperand's bytes with the K tail masked: each 16-byte half lies
+  /// inside one MX block, so it is wholly below K or wholly past it.
+  Value loadMaskedOperand(Value mem, Value rowBase, Value kFirst) {
+    auto halfType =
+        VectorType::get({16}, cast<MemRefType>(mem.getType()).getElementType());
+    Value zeros = arith::ConstantOp::create(
+        b, loc, halfType, b.getZeroAttr(halfType));
+    auto half = [&](Value kElem) {
+      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          kElem, idx(*kLimit));
+      Value kSafe = arith::SelectOp::create(b, loc, valid, kElem, idx(0));
+      Value v = vector::LoadOp::create(b, loc, halfType, mem,
+                                       ValueRange{add(rowBase, kSafe)});
+      return arith::SelectOp::create(b, loc, valid, v, zeros).getResult();
+    };
+    Value lo = half(kFirst);
+    Value hi = half(add(kFirst, nonK == 32 ? 32 : 64));
+    globalLoads += 2;
+    SmallVector<int64_t> all(32);
+    for (int64_t i = 0; i < 32; ++i)
+      all[i] = i;
+    return vector::ShuffleOp::create(b, loc, lo, hi, all);
   }
 
   /// Same bytes as loadOperand, from W packed in MFMA panels: the lane's 32
@@ -139,6 +173,19 @@ public:
   /// left zero: the byte is zero-extended into the register, as the
   /// unsigned byte load already does, instead of merged into a constant.
   Value loadScale(Value mem, Value scaleRowBase, Value kBlock) {
+    if (kLimit) {
+      Value block = add(kBlock, coords.g);
+      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          block, idx(*kLimit / 32));
+      Value safe = arith::SelectOp::create(b, loc, valid, block, idx(0));
+      Value s = memref::LoadOp::create(b, loc, mem,
+                                       ValueRange{add(scaleRowBase, safe)});
+      ++globalLoads;
+      Value bits = arith::BitcastOp::create(b, loc, b.getI8Type(), s);
+      Value word = arith::ExtUIOp::create(b, loc, b.getI32Type(), bits);
+      Value one = arith::ConstantIntOp::create(b, loc, 127, 32); // 2^0
+      return asScaleVector(arith::SelectOp::create(b, loc, valid, word, one));
+    }
     Value s = memref::LoadOp::create(
         b, loc, mem, ValueRange{add(add(scaleRowBase, kBlock), coords.g)});
     ++globalLoads;

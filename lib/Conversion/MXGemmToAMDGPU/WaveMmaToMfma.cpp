@@ -115,7 +115,12 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   // Scales of several steps share one wide load where the layout allows;
   // the load is issued with the first step it serves.
   const int64_t blocksPerStep = kStep / 32;
-  const int64_t wideBytes = MfmaEmitter::wideScaleBytes(steps, kStep, k);
+  // A K tail (direct loads only, as the verifiers require) masks every
+  // load past K and loads each step's scales on their own.
+  if (k % op.getTileK() != 0)
+    e.kLimit = k;
+  const int64_t wideBytes =
+      e.kLimit ? 0 : MfmaEmitter::wideScaleBytes(steps, kStep, k);
   SmallVector<Value> xsWide(blocksM), wsWide(blocksN);
   auto loadGlobals = [&](int64_t step) {
     Value kBase = e.add(adaptor.getK0(), step * kStep);

@@ -21,7 +21,7 @@ func.func @config_misfit(%x: tensor<?x64xf8E4M3FN>, %xs: tensor<?x2xf8E8M0FNU>,
                          %y: tensor<?x32xbf16>) -> tensor<?x32xbf16> {
   // expected-error-re @+1 {{{{.*}}tile_k{{.*}}}}
   %r = mxgemm.scaled_matmul_tensor %x, %xs, %w, %ws into %y
-      {config = #mxgemm.config<>, w_scale = #mxgemm.w_scale<block32x32>}
+      {config = #mxgemm.config<stage_x = lds_async>, w_scale = #mxgemm.w_scale<block32x32>}
       : tensor<?x64xf8E4M3FN>, tensor<?x2xf8E8M0FNU>, tensor<32x64xf8E4M3FN>,
         tensor<1x2xf8E8M0FNU> into tensor<?x32xbf16>
   return %r : tensor<?x32xbf16>

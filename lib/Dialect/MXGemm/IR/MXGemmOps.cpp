@@ -136,9 +136,11 @@ LogicalResult WaveMmaOp::verify() {
     return emitOpError("tile_k (")
            << getTileK() << ") must be a multiple of the MFMA K ("
            << getMfmaKSize() << ")";
-  if (getK() % getTileK() != 0)
+  if (getK() % getTileK() != 0 && (getXTile() || getWTile() || getWPanels()))
     return emitOpError("k (")
-           << getK() << ") must be a multiple of tile_k (" << getTileK() << ")";
+           << getK() << ") must be a multiple of tile_k (" << getTileK()
+           << ") unless both operands are loaded directly (a K tail is "
+              "masked only there)";
   if (getResult().getType() != getAcc().getType())
     return emitOpError("result type must equal the accumulator type");
   if (getWPanels() && getWTile())

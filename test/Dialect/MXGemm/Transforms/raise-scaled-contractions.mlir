@@ -284,34 +284,6 @@ func.func @w_not_scaled(%x: tensor<64x256xf8E4M3FN>, %xs: tensor<64x8xf8E8M0FNU>
   return %y : tensor<64x128xf32>
 }
 
-// 11. K = 192 is not a multiple of the default config's tile_k = 128.
-// CHECK-LABEL: func.func @config_does_not_fit(
-// CHECK: linalg.matmul
-func.func @config_does_not_fit(%x: tensor<64x192xf8E4M3FN>, %xs: tensor<64x6xf8E8M0FNU>,
-                               %w: tensor<96x192xf8E4M3FN>, %ws: tensor<96x6xf8E8M0FNU>) -> tensor<64x96xf32> {
-  %xe = tensor.empty() : tensor<64x192xf8E8M0FNU>
-  %xsb = linalg.generic {indexing_maps = [#bcast_row, #id2], iterator_types = ["parallel", "parallel"]}
-      ins(%xs : tensor<64x6xf8E8M0FNU>) outs(%xe : tensor<64x192xf8E8M0FNU>) {
-  ^bb0(%s: f8E8M0FNU, %o: f8E8M0FNU):
-    linalg.yield %s : f8E8M0FNU
-  } -> tensor<64x192xf8E8M0FNU>
-  %we = tensor.empty() : tensor<96x192xf8E8M0FNU>
-  %wsb = linalg.generic {indexing_maps = [#bcast_row, #id2], iterator_types = ["parallel", "parallel"]}
-      ins(%ws : tensor<96x6xf8E8M0FNU>) outs(%we : tensor<96x192xf8E8M0FNU>) {
-  ^bb0(%s: f8E8M0FNU, %o: f8E8M0FNU):
-    linalg.yield %s : f8E8M0FNU
-  } -> tensor<96x192xf8E8M0FNU>
-  %xf = arith.scaling_extf %x, %xsb : tensor<64x192xf8E4M3FN>, tensor<64x192xf8E8M0FNU> to tensor<64x192xf32>
-  %wf = arith.scaling_extf %w, %wsb : tensor<96x192xf8E4M3FN>, tensor<96x192xf8E8M0FNU> to tensor<96x192xf32>
-  %zero = arith.constant 0.0 : f32
-  %ae = tensor.empty() : tensor<64x96xf32>
-  %acc = linalg.fill ins(%zero : f32) outs(%ae : tensor<64x96xf32>) -> tensor<64x96xf32>
-  // expected-remark-re @+1 {{not raised to mxgemm: the config does not fit the problem: {{.*}}tile_k{{.*}}}}
-  %y = linalg.matmul indexing_maps = [#mA, #mB, #mC]
-      ins(%xf, %wf : tensor<64x192xf32>, tensor<96x192xf32>) outs(%acc : tensor<64x96xf32>) -> tensor<64x96xf32>
-  return %y : tensor<64x96xf32>
-}
-
 // A contraction without scaling_extf operands is not looked at (no remark).
 // CHECK-LABEL: func.func @plain_matmul(
 // CHECK: linalg.matmul
