@@ -178,14 +178,18 @@ std::optional<KernelConfig> stagedFamily(const GemmProblem &p, int64_t m,
 }
 
 /// The naive kernel (KernelConfig{}) with tile_n and tile_k shrunk to
-/// divide N and K: direct loads, nothing staged.
+/// divide N and K; where none divides, 128, and the kernel masks the partial
+/// last tile column and the K tail (direct loads, nothing staged: the only
+/// structure that masks a K tail).
 std::optional<KernelConfig> naiveSizeFamily(const GemmProblem &p, int64_t,
                                             const target::TargetModel &) {
   KernelConfig c;
   c.tileN = largestDivisor(p.n, {128, 64, 32});
   c.tileK = largestDivisor(p.k, {128, 64});
-  if (!c.tileN || !c.tileK)
-    return std::nullopt;
+  if (!c.tileN)
+    c.tileN = 128;
+  if (!c.tileK)
+    c.tileK = 128;
   c.wavesN = std::min<int64_t>(2, c.tileN / 32);
   return c;
 }
@@ -209,7 +213,7 @@ constexpr Rule kRules[] = {
     {"staged", false, stagedFamily,
      "both operands row-major through a 2-stage LDS ring"},
     {"naive-size", false, naiveSizeFamily,
-     "the naive kernel with tiles that divide N and K"},
+     "the naive kernel with tiles that divide N and K, or masked edges"},
 };
 
 std::string bucketText(int64_t mHint, int bucket) {
@@ -303,8 +307,7 @@ ErrorMessage contract::selectConfig(const GemmProblem &problem, int64_t mHint,
   }
   return "no config fits N = " + std::to_string(problem.n) +
          ", K = " + std::to_string(problem.k) +
-         ": every kernel family of the heuristic needs N a multiple of 32 "
-         "and K a multiple of 64 (its tiles divide N and K; K tails wait for "
-         "edge masking, issue 17 item 1); give --config with tiles that "
-         "divide K (with W row-major, the last tile column may be partial)";
+         " with W in the layout of the key's database entries (MFMA "
+         "panels need N a multiple of 128 and K of 64; only the naive "
+         "kernel masks edges, and it reads W row-major); give --config";
 }

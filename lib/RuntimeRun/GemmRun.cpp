@@ -106,8 +106,10 @@ RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
             "mxgemm_plan_workgroup_tile"))
       return r;
     const int64_t rowEnd = std::min<int64_t>(row + plan.program_tile_m, p.m);
-    checkOptions.expected.push_back({row, rowEnd, col, col + plan.tile_n});
-    r.expected += uint64_t(rowEnd - row) * plan.tile_n;
+    // The last tile column may be partial (N not a multiple of tile_n).
+    const int64_t colEnd = std::min<int64_t>(col + plan.tile_n, p.n);
+    checkOptions.expected.push_back({row, rowEnd, col, colEnd});
+    r.expected += uint64_t(rowEnd - row) * uint64_t(colEnd - col);
     list += (list.empty() ? "" : ",") + std::to_string(g);
   }
 

@@ -81,9 +81,9 @@ struct ConfigChoice {
 ///    and K; a rule applies only if verifyConfig and verifyProblemConfig
 ///    accept its config, and W stays in the layout the key's database
 ///    entries read (so one packed weight serves every M).
-/// Returns an error when no rule fits (N or K not divisible by any tile:
-/// the rules do not use partial tile columns yet, and K tails wait for
-/// edge masking, issue 17 item 1).
+/// Returns an error when no rule fits: only for a key whose database
+/// entries read MFMA panels and whose N or K the packed family cannot tile
+/// (the naive-size rule, which masks edges, reads W row-major).
 ErrorMessage selectConfig(const GemmProblem &problem, int64_t mHint,
                           const TuningDatabase *database,
                           const target::TargetModel &target, ConfigChoice &out);

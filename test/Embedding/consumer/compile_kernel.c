@@ -195,9 +195,10 @@ int main(void) {
   mlirModuleDestroy(module);
   resetDiagnostics(&diagnostics);
   mxgemmProblemSpecInit(&spec, 1000, 992);
-  CHECK(mlirModuleIsNull(mxgemmProblemBuildWithOptions(ctx, &spec, NULL)) &&
-            strstr(diagnostics.text, "no config fits N = 1000") != NULL,
-        "a shape no config fits is a diagnostic");
+  module = mxgemmProblemBuildWithOptions(ctx, &spec, NULL);
+  CHECK(!mlirModuleIsNull(module),
+        "N = 1000, K = 992 get the naive kernel, which masks both edges");
+  mlirModuleDestroy(module);
   resetDiagnostics(&diagnostics);
   choose.tuningDatabase =
       mlirStringRefCreateFromCString("/nonexistent/tuning.json");
