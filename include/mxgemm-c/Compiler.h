@@ -83,10 +83,10 @@ MLIR_CAPI_EXPORTED void mxgemmConfigOptionsInit(MxgemmConfigOptions *options);
    "explicit", "reason": "<one sentence>"}. Fails, after emitting
    diagnostics on `context`, when the spec is invalid, the database cannot
    be read or no config fits the problem. */
-MLIR_CAPI_EXPORTED MlirLogicalResult mxgemmProblemChooseConfig(
-    MlirContext context, const MxgemmProblemSpec *spec,
-    const MxgemmConfigOptions *options, MlirStringCallback callback,
-    void *userData);
+MLIR_CAPI_EXPORTED MlirLogicalResult
+mxgemmProblemChooseConfig(MlirContext context, const MxgemmProblemSpec *spec,
+                          const MxgemmConfigOptions *options,
+                          MlirStringCallback callback, void *userData);
 
 /* The problem as MLIR source (one func.func with one mxgemm.scaled_matmul),
    passed to `callback` in one or more pieces. Fails, without calling

@@ -107,17 +107,29 @@ LdsLayout ldsLayoutFor(const KernelConfig &c) {
   return fits ? LdsLayout::Padded : LdsLayout::Xor;
 }
 
-/// The tuned families' structure (wq_b and four more): X through LDS, W
-/// pre-packed in 32x64 MFMA panels, one row of four waves, interleaved.
-std::optional<KernelConfig> packedFamily(const GemmProblem &p, int64_t m,
-                                         const target::TargetModel &t) {
-  Tile tile = pickTile(p, m, t, {256, 128});
+/// A config with pickTile's tile over `widths` and the largest tile_k (128,
+/// 64) that divides K; nullopt when no tile fits.
+std::optional<KernelConfig> tiledConfig(const GemmProblem &p, int64_t m,
+                                        const target::TargetModel &t,
+                                        std::initializer_list<int64_t> widths) {
+  Tile tile = pickTile(p, m, t, widths);
   KernelConfig c;
   c.tileM = tile.m;
   c.tileN = tile.n;
   c.tileK = largestDivisor(p.k, {128, 64});
   if (!c.tileN || !c.tileK)
     return std::nullopt;
+  return c;
+}
+
+/// The tuned families' structure (wq_b and four more): X through LDS, W
+/// pre-packed in 32x64 MFMA panels, one row of four waves, interleaved.
+std::optional<KernelConfig> packedFamily(const GemmProblem &p, int64_t m,
+                                         const target::TargetModel &t) {
+  std::optional<KernelConfig> tiled = tiledConfig(p, m, t, {256, 128});
+  if (!tiled)
+    return std::nullopt;
+  KernelConfig c = *tiled;
   c.wavesM = 1;
   c.wavesN = 4;
   c.mfma = MfmaShape::M32N32K64;
@@ -161,13 +173,10 @@ std::optional<KernelConfig> pingPongFamily(const GemmProblem &p, int64_t m,
 /// tiles; tile_n down to 32 for narrow N.
 std::optional<KernelConfig> stagedFamily(const GemmProblem &p, int64_t m,
                                          const target::TargetModel &t) {
-  Tile tile = pickTile(p, m, t, {256, 128, 64, 32});
-  KernelConfig c;
-  c.tileM = tile.m;
-  c.tileN = tile.n;
-  c.tileK = largestDivisor(p.k, {128, 64});
-  if (!c.tileN || !c.tileK)
+  std::optional<KernelConfig> tiled = tiledConfig(p, m, t, {256, 128, 64, 32});
+  if (!tiled)
     return std::nullopt;
+  KernelConfig c = *tiled;
   c.wavesN = std::min<int64_t>(4, c.tileN / 32);
   c.wavesM = std::min<int64_t>(c.tileM / 32, 4 / c.wavesN);
   c.mfma = MfmaShape::M32N32K64;

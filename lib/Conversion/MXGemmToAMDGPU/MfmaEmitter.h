@@ -82,8 +82,8 @@ public:
   Value loadMaskedOperand(Value mem, Value rowBase, Value kFirst) {
     auto halfType =
         VectorType::get({16}, cast<MemRefType>(mem.getType()).getElementType());
-    Value zeros = arith::ConstantOp::create(
-        b, loc, halfType, b.getZeroAttr(halfType));
+    Value zeros =
+        arith::ConstantOp::create(b, loc, halfType, b.getZeroAttr(halfType));
     auto half = [&](Value kElem) {
       Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                           kElem, idx(*kLimit));
@@ -95,10 +95,7 @@ public:
     Value lo = half(kFirst);
     Value hi = half(add(kFirst, nonK == 32 ? 32 : 64));
     globalLoads += 2;
-    SmallVector<int64_t> all(32);
-    for (int64_t i = 0; i < 32; ++i)
-      all[i] = i;
-    return vector::ShuffleOp::create(b, loc, lo, hi, all);
+    return concatHalves(lo, hi);
   }
 
   /// Same bytes as loadOperand, from W packed in MFMA panels: the lane's 32
@@ -161,6 +158,11 @@ public:
     (gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(memType) ? dsReads
                                                               : globalLoads) +=
         2;
+    return concatHalves(lo, hi);
+  }
+
+  /// Two 16-byte halves as the 32-byte MFMA operand.
+  Value concatHalves(Value lo, Value hi) {
     SmallVector<int64_t> all(32);
     for (int64_t i = 0; i < 32; ++i)
       all[i] = i;
@@ -173,24 +175,26 @@ public:
   /// left zero: the byte is zero-extended into the register, as the
   /// unsigned byte load already does, instead of merged into a constant.
   Value loadScale(Value mem, Value scaleRowBase, Value kBlock) {
+    // Under a K tail, a block at or past K reads block 0 and becomes 1.0.
+    Value index, valid;
     if (kLimit) {
       Value block = add(kBlock, coords.g);
-      Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          block, idx(*kLimit / 32));
-      Value safe = arith::SelectOp::create(b, loc, valid, block, idx(0));
-      Value s = memref::LoadOp::create(b, loc, mem,
-                                       ValueRange{add(scaleRowBase, safe)});
-      ++globalLoads;
-      Value bits = arith::BitcastOp::create(b, loc, b.getI8Type(), s);
-      Value word = arith::ExtUIOp::create(b, loc, b.getI32Type(), bits);
-      Value one = arith::ConstantIntOp::create(b, loc, 127, 32); // 2^0
-      return asScaleVector(arith::SelectOp::create(b, loc, valid, word, one));
+      valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, block,
+                                    idx(*kLimit / 32));
+      index = add(scaleRowBase,
+                  arith::SelectOp::create(b, loc, valid, block, idx(0)));
+    } else {
+      index = add(add(scaleRowBase, kBlock), coords.g);
     }
-    Value s = memref::LoadOp::create(
-        b, loc, mem, ValueRange{add(add(scaleRowBase, kBlock), coords.g)});
+    Value s = memref::LoadOp::create(b, loc, mem, ValueRange{index});
     ++globalLoads;
     Value bits = arith::BitcastOp::create(b, loc, b.getI8Type(), s);
-    return asScaleVector(arith::ExtUIOp::create(b, loc, b.getI32Type(), bits));
+    Value word = arith::ExtUIOp::create(b, loc, b.getI32Type(), bits);
+    if (valid) {
+      Value one = arith::ConstantIntOp::create(b, loc, 127, 32); // 2^0
+      word = arith::SelectOp::create(b, loc, valid, word, one);
+    }
+    return asScaleVector(word);
   }
 
   /// A scale operand of one MFMA step: the VGPR and the byte of it that

@@ -232,17 +232,19 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
 
 } // namespace
 
-bool hasPartialTileColumn(Operation *op, int64_t n) {
+/// The config of the kernel `op` is in, or null.
+static ConfigAttr kernelConfig(Operation *op) {
   auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
-  auto config =
-      kernel ? kernel->getAttrOfType<ConfigAttr>(kConfigAttrName) : nullptr;
+  return kernel ? kernel->getAttrOfType<ConfigAttr>(kConfigAttrName) : nullptr;
+}
+
+bool hasPartialTileColumn(Operation *op, int64_t n) {
+  ConfigAttr config = kernelConfig(op);
   return config && n % config.getTileN() != 0;
 }
 
 bool readsPackedWeightsRowMajor(WaveMmaOp op) {
-  auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
-  auto config =
-      kernel ? kernel->getAttrOfType<ConfigAttr>(kConfigAttrName) : nullptr;
+  ConfigAttr config = kernelConfig(op);
   return config && config.getStageW() == Staging::PackedRegisters &&
          !op.getWPanels();
 }
