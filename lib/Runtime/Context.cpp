@@ -188,6 +188,9 @@ void Context::unloadAll() {
     if (k && k->module)
       hip.hipModuleUnload(k->module);
   }
+  for (const std::unique_ptr<LibraryKernel> &k : libraryKernels)
+    if (k->module)
+      hip.hipModuleUnload(k->module);
   if (hipReady && modules)
     for (size_t i = 0; i < KernelLibrary::embedded().entries.size(); ++i)
       if (modules[i].module)

@@ -123,6 +123,23 @@ struct LoadedKernel {
   hipFunction_t function = nullptr;
 };
 
+/// One entry of a directory loaded by mxgemm_context_load_library: the
+/// entry as the embedded ones are (entry.codeObject points into `code`) and
+/// its module in the owning context. Immutable once published.
+struct LibraryKernel {
+  KernelEntry entry;
+  std::vector<unsigned char> code;
+  hipModule_t module = nullptr;
+  hipFunction_t function = nullptr;
+};
+
+/// The loaded entries a context dispatches to, sorted by (key, M range) as
+/// KernelLibrary::entries. A load publishes a new set; the old ones stay
+/// alive with the context (a query may still be reading one).
+struct LibrarySet {
+  std::vector<const LibraryKernel *> kernels;
+};
+
 struct Context {
   mxgemm_context_options options{};
   std::string hipPath;
@@ -154,6 +171,15 @@ struct Context {
   /// Handles of the kernels loaded into this context (unloaded with it).
   std::mutex loadedMutex;
   std::vector<uintptr_t> loaded;
+
+  /// The directories loaded by mxgemm_context_load_library: the current
+  /// set (null: none; read lock-free by every decision) and everything
+  /// ever published, owned until the context is destroyed. Loads are
+  /// serialised by libraryMutex.
+  std::atomic<const LibrarySet *> librarySet{nullptr};
+  std::mutex libraryMutex;
+  std::vector<std::unique_ptr<LibrarySet>> librarySets;
+  std::vector<std::unique_ptr<LibraryKernel>> libraryKernels;
 
   /// Prints `message` once per process (to options.log or stderr).
   void warn(const std::string &message);
@@ -218,6 +244,7 @@ struct Decision {
   const char *entry = "", *kernel = "", *config = "", *note = "";
   int64_t mMin = 0, mMax = 0;
   uint32_t gridX = 0;
+  mxgemm_plan_kind kind = MXGEMM_PLAN_KIND_NONE;
   /// The W layout of the kernel, known (and reported) even when the
   /// problem is not eligible because it passes the other layout.
   mxgemm_weight_layout wLayout = MXGEMM_WEIGHTS_ROW_MAJOR;
