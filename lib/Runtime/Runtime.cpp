@@ -140,7 +140,31 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
   auto entryAt = [&](size_t i) -> const KernelEntry & {
     return fromLibrary ? loadedFirst[i]->entry : first[i];
   };
-  if (count == 0) {
+  size_t index = count;
+  for (size_t i = 0; i < count; ++i)
+    if (p->m >= entryAt(i).tuning.mMin && p->m <= entryAt(i).tuning.mMax) {
+      index = i;
+      break;
+    }
+  // No kernel for (key, M): JIT, if on, serves it (or says why not).
+  const LibraryKernel *jit = nullptr;
+  if (index == count && p->m <= contract::kMaxM &&
+      p->n <= contract::kMaxProblemExtent &&
+      p->k <= contract::kMaxProblemExtent &&
+      ctx.jitEnabled.load(std::memory_order_relaxed)) {
+    if (mxgemm_status s = checkDevice(ctx, reason, msg))
+      return s;
+    const DispatchKey key = makeDispatchKey(p->n, p->k, p->x_type, p->w_type,
+                                            p->w_scale, p->out_type);
+    jit = findJitKernel(ctx, key, jitBucket(p->m));
+    std::string error;
+    if (!jit && !(jit = obtainJitKernel(ctx, *p, key, error))) {
+      reason = MXGEMM_REASON_JIT_FAILED;
+      msg << "no tuned kernel, and JIT failed: " << error.c_str();
+      return MXGEMM_STATUS_NOT_ELIGIBLE;
+    }
+  }
+  if (count == 0 && !jit) {
     reason = MXGEMM_REASON_NO_TUNED_KERNEL;
     msg << "no tuned kernel for (gfx950, N = " << p->n << ", K = " << p->k
         << ", x " << dtypeName(p->x_type) << ", w " << dtypeName(p->w_type)
@@ -148,13 +172,7 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
         << dtypeName(p->out_type) << ")";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
-  size_t index = count;
-  for (size_t i = 0; i < count; ++i)
-    if (p->m >= entryAt(i).tuning.mMin && p->m <= entryAt(i).tuning.mMax) {
-      index = i;
-      break;
-    }
-  if (index == count) {
+  if (index == count && !jit) {
     reason = MXGEMM_REASON_M_OUT_OF_RANGE;
     msg << "M = " << p->m << " is outside the tuned M range";
     for (size_t i = 0; i < count; ++i)
@@ -168,7 +186,7 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
           << " (M is an i32 kernel argument)";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
-  const KernelEntry *entry = &entryAt(index);
+  const KernelEntry *entry = jit ? &jit->entry : &entryAt(index);
   d.wLayout = entry->wLayout();
   const bool packedWeights = d.wLayout == MXGEMM_WEIGHTS_MFMA_PANELS;
   if (packedWeights != (p->w_layout == MXGEMM_WEIGHTS_MFMA_PANELS)) {
@@ -191,7 +209,10 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
   if (mxgemm_status s = checkDevice(ctx, reason, msg))
     return s;
   hipFunction_t function = nullptr;
-  if (fromLibrary) {
+  if (jit) {
+    function = jit->function;
+    d.kind = MXGEMM_PLAN_KIND_JIT;
+  } else if (fromLibrary) {
     function = loadedFirst[index]->function;
     d.kind = MXGEMM_PLAN_KIND_LIBRARY;
   } else {
@@ -297,6 +318,8 @@ const char *mxgemm_plan_kind_string(mxgemm_plan_kind kind) {
     return "MXGEMM_PLAN_KIND_LIBRARY";
   case MXGEMM_PLAN_KIND_LOADED_KERNEL:
     return "MXGEMM_PLAN_KIND_LOADED_KERNEL";
+  case MXGEMM_PLAN_KIND_JIT:
+    return "MXGEMM_PLAN_KIND_JIT";
   }
   return "MXGEMM_PLAN_KIND_UNKNOWN";
 }
@@ -327,6 +350,8 @@ const char *mxgemm_reason_string(mxgemm_reason reason) {
     return "MXGEMM_REASON_MISALIGNED";
   case MXGEMM_REASON_PACKED_WEIGHTS:
     return "MXGEMM_REASON_PACKED_WEIGHTS";
+  case MXGEMM_REASON_JIT_FAILED:
+    return "MXGEMM_REASON_JIT_FAILED";
   }
   return "MXGEMM_REASON_UNKNOWN";
 }
@@ -373,6 +398,8 @@ mxgemm_status mxgemm_context_create(const mxgemm_context_options *options,
     ctx->corruptCodeObjects = faultName == "code_object";
     ctx->pretendGfx942 = faultName == "arch";
     ctx->missingFunction = faultName == "function";
+    const char *jit = std::getenv("MXGEMM_JIT");
+    ctx->jitEnabled = jit && std::string(jit) == "1";
     ctx->handle = gContexts.insert(ctx.get());
     if (!ctx->handle)
       return fail(MXGEMM_STATUS_NOT_SUPPORTED,

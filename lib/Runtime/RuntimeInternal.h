@@ -131,6 +131,8 @@ struct LibraryKernel {
   std::vector<unsigned char> code;
   hipModule_t module = nullptr;
   hipFunction_t function = nullptr;
+  /// A JIT kernel: the power-of-two M bucket its config was chosen for.
+  int64_t jitBucket = 0;
 };
 
 /// The loaded entries a context dispatches to, sorted by (key, M range) as
@@ -181,8 +183,19 @@ struct Context {
   std::vector<std::unique_ptr<LibrarySet>> librarySets;
   std::vector<std::unique_ptr<LibraryKernel>> libraryKernels;
 
+  /// JIT (Jit.cpp): on from MXGEMM_JIT=1 or mxgemm_context_set_jit. The
+  /// context's JIT kernels by (key, M bucket) in an open-addressing table
+  /// read lock-free; inserts under jitMutex, at most half full.
+  static constexpr size_t kJitSlots = 1024;
+  std::atomic<bool> jitEnabled{false};
+  std::atomic<const LibraryKernel *> jitTable[kJitSlots] = {};
+  std::mutex jitMutex;
+  std::vector<std::unique_ptr<LibraryKernel>> jitKernels;
+
   /// Prints `message` once per process (to options.log or stderr).
   void warn(const std::string &message);
+  /// Prints `message` unless `once` is already set (then sets it).
+  void warn(const std::string &message, std::atomic<bool> &once);
   /// Loads HIP and the embedded modules: once, on the first call that
   /// needs the device. Lock-free after that.
   void ensureInitialized() {
@@ -313,6 +326,16 @@ mxgemm_status decideAndLaunch(Context &ctx, const mxgemm_problem *problem,
     return s;
   });
 }
+
+/// The power-of-two M bucket a JIT kernel is chosen for.
+int64_t jitBucket(int64_t m);
+/// The context's JIT kernel of (key, bucket), or null. Lock-free.
+const LibraryKernel *findJitKernel(const Context &ctx, DispatchKey key,
+                                   int64_t bucket);
+/// The context's JIT kernel for `p` (key `key`): found, or loaded from the
+/// cache, or compiled; null with the reason in `error` (warned once).
+const LibraryKernel *obtainJitKernel(Context &ctx, const mxgemm_problem &p,
+                                     DispatchKey key, std::string &error);
 
 /// A failed HIP call as HIP_ERROR with its message as the last error.
 mxgemm_status hipCall(Context &ctx, const char *what, hipError_t error);

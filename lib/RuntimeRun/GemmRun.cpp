@@ -6,6 +6,7 @@
 #include "mxgemm/Contract/KernelDescriptor.h"
 #include "mxgemm/Contract/WeightPanels.h"
 #include "mxgemm/Numerics/Npy.h"
+#include "mxgemm/Runtime/KernelCache.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -64,6 +65,18 @@ std::string libraryDescriptor(const std::string &dir, const mxgemm_plan &plan) {
       return read(dir + "/" + k.descriptor);
   return "";
 }
+
+/// The descriptor of the JIT kernel that served `plan`: the kernel cache's
+/// entry (plan.entry is its key).
+std::string jitDescriptor(const mxgemm_plan &plan) {
+  KernelCache cache;
+  CachedKernel kernel;
+  std::string note;
+  if (!cache.open(KernelCache::defaultDirectory()).empty() ||
+      !cache.lookup(plan.entry, kernel, note))
+    return "";
+  return kernel.descriptor;
+}
 } // namespace
 
 RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
@@ -97,7 +110,8 @@ RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
   r.descriptor = options.kernel ? options.kernelDescriptor
                  : plan.kind == MXGEMM_PLAN_KIND_LIBRARY
                      ? libraryDescriptor(options.libraryDir, plan)
-                     : embeddedDescriptor(plan);
+                 : plan.kind == MXGEMM_PLAN_KIND_JIT ? jitDescriptor(plan)
+                                                     : embeddedDescriptor(plan);
   contract::KernelDescriptor d;
   if (auto e = contract::KernelDescriptor::parse(r.descriptor, d)) {
     r.status = MXGEMM_STATUS_INVALID_ARGUMENT;

@@ -79,7 +79,8 @@ class Plan:
     w_layout: str = "row_major"
     m_range: tuple = (0, 0)
     # Which kind of kernel serves it: "embedded", "library" (a directory
-    # loaded by Context.load_library), "loaded_kernel", or "none".
+    # loaded by Context.load_library), "loaded_kernel", "jit" (compiled at
+    # run time, MXGEMM_JIT=1), or "none".
     kind: str = "none"
 
     @property

@@ -86,7 +86,10 @@ typedef enum mxgemm_reason {
   MXGEMM_REASON_M_OUT_OF_RANGE = 8,   /* key found, M outside its ranges */
   MXGEMM_REASON_CODE_OBJECT_LOAD = 9, /* hipModuleLoadData/GetFunction */
   MXGEMM_REASON_MISALIGNED = 10,      /* a pointer is not 16-byte aligned */
-  MXGEMM_REASON_PACKED_WEIGHTS = 11   /* problem.w_layout != the kernel's */
+  MXGEMM_REASON_PACKED_WEIGHTS = 11,  /* problem.w_layout != the kernel's */
+  /* JIT on, and no kernel could be compiled or loaded for the problem (the
+     JIT library is missing, the compile failed, ...); warned once */
+  MXGEMM_REASON_JIT_FAILED = 12
 } mxgemm_reason;
 
 /* Which kind of kernel a plan names (plan.kind). Stable values. */
@@ -95,7 +98,11 @@ typedef enum mxgemm_plan_kind {
   MXGEMM_PLAN_KIND_EMBEDDED = 1, /* a tuned kernel embedded in the library */
   /* A tuned kernel of a directory loaded by mxgemm_context_load_library */
   MXGEMM_PLAN_KIND_LIBRARY = 2,
-  MXGEMM_PLAN_KIND_LOADED_KERNEL = 3 /* mxgemm_kernel_load / a descriptor */
+  MXGEMM_PLAN_KIND_LOADED_KERNEL = 3, /* mxgemm_kernel_load / a descriptor */
+  /* Compiled at run time (MXGEMM_JIT=1 / mxgemm_context_set_jit), or loaded
+     from the kernel cache; plan.entry is its cache key, plan.note says
+     which */
+  MXGEMM_PLAN_KIND_JIT = 4
 } mxgemm_plan_kind;
 
 /* Element types. X and W must be FP8 (pre-quantized) for the tuned path;
@@ -301,6 +308,21 @@ MXGEMM_API mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
    queries running meanwhile see the old or the new set of entries. */
 MXGEMM_API mxgemm_status mxgemm_context_load_library(mxgemm_context *context,
                                                      const char *dir);
+
+/* JIT: a problem with no tuned or loaded kernel (shape rules met: BF16
+   out, FP8 operands, K a multiple of 32, contiguous) gets a kernel compiled
+   by libmxgemm_jit.so (dlopened only then, found beside this library or at
+   $MXGEMM_JIT_LIBRARY) with the compiler's auto config for M rounded up to
+   a power of two, kept in the on-disk kernel cache (docs/Runtime.md) so
+   that the next process loads it. On for every context when the
+   environment has MXGEMM_JIT=1 at mxgemm_context_create, or per context
+   with mxgemm_context_set_jit(ctx, 1). The first mxgemm_query /
+   mxgemm_gemm of a (key, M bucket) WAITS for the compile (about a second;
+   one compile per key however many threads ask) or the cache load; later
+   calls find the kernel in memory. A failure is NOT_ELIGIBLE with
+   MXGEMM_REASON_JIT_FAILED and a one-time warning. */
+MXGEMM_API mxgemm_status mxgemm_context_set_jit(mxgemm_context *context,
+                                                int enable);
 
 /* Kernels compiled elsewhere (mxgemm-compile, the compiler's C API).
 
