@@ -156,6 +156,15 @@ class Context:
         self._check(self._lib.mxgemm_context_load_library(
             self._handle, os.fsencode(os.fspath(directory))))
 
+    def set_jit(self, enable=True):
+        """JIT for this context (mxgemm_context_set_jit; MXGEMM_JIT=1 turns
+        it on for every context): a problem no tuned or loaded kernel
+        serves gets a kernel compiled at run time (the call waits; the
+        kernel cache keeps it for the next process), Plan.kind == "jit".
+        A failure is NotEligible with reason JIT_FAILED."""
+        self._check(self._lib.mxgemm_context_set_jit(self._handle,
+                                                     int(bool(enable))))
+
     # Device memory (thin wrappers over the dlopened HIP).
     def alloc(self, nbytes):
         p = ctypes.c_void_p()

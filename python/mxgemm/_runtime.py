@@ -131,6 +131,7 @@ def _signatures():
         "mxgemm_context_create": (I, [P(ContextOptions), P(V)]),
         "mxgemm_context_destroy": (I, [V]),
         "mxgemm_context_load_library": (I, [V, STR]),
+        "mxgemm_context_set_jit": (I, [V, I]),
         "mxgemm_query": (I, [V, P(Problem), P(PlanStruct)]),
         "mxgemm_gemm": (I, [V, P(Problem), P(Tensors), V, P(PlanStruct)]),
         # (context, problem, w, packed, packed_bytes, stream): no Ws.

@@ -80,3 +80,21 @@ def test_refused_library_leaves_the_context_as_it_was(tmp_path):
         ctx.load_library(directory)
     assert mxgemm.plan(300, 1792, 5120, ctx=ctx,
                        w_layout="mfma_panels").kind == "none"
+
+
+def test_jit_serves_a_shape_without_a_kernel(tmp_path, monkeypatch):
+    if not os.path.exists(facade_path()):
+        pytest.skip("HIP facade not built")
+    monkeypatch.setenv("MXGEMM_CACHE_DIR", str(tmp_path / "cache"))
+    ctx = mxgemm.Context(hip_library=facade_path())
+    off = mxgemm.plan(7, 512, 256, ctx=ctx)
+    assert not off.eligible and off.reason == "NO_TUNED_KERNEL"
+    ctx.set_jit(True)
+    first = mxgemm.plan(7, 512, 256, ctx=ctx)
+    # The auto config may read W in MFMA panels: then pass that layout.
+    assert first.eligible or first.reason == "PACKED_WEIGHTS", first.message
+    p = mxgemm.plan(7, 512, 256, ctx=ctx, w_layout=first.w_layout)
+    assert p.eligible and p.kind == "jit", p.message
+    assert p.m_range == (1, 2**31 - 1)
+    ctx.set_jit(False)
+    assert mxgemm.plan(7, 512, 256, ctx=ctx).reason == "NO_TUNED_KERNEL"
