@@ -31,7 +31,7 @@ llvm_config.with_environment("PYTHONPATH", os.path.join(config.mxgemm_src_root,
                              append_path=True)
 
 tool_dirs = [config.mxgemm_tools_dir, config.llvm_tools_dir]
-tools = ["mxgemm-opt", "mxgemm-lsp-server", "mxgemm-compile", "mxgemm-emu", "mxgemm-sim", "mxgemm-tune",
+tools = ["mxgemm-opt", "mxgemm-lsp-server", "mxgemm-compile", "mxgemm-cache", "mxgemm-emu", "mxgemm-sim", "mxgemm-tune",
          "FileCheck", "not", "count",
          "llvm-objdump", "llvm-mc", "ld.lld",
          "llvm-readelf"]

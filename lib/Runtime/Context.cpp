@@ -88,8 +88,10 @@ LoadedKernel *resolveLoadedKernel(const Context &ctx,
   return nullptr;
 }
 
-void Context::warn(const std::string &message) {
-  if (warnedOnce.exchange(true))
+void Context::warn(const std::string &message) { warn(message, warnedOnce); }
+
+void Context::warn(const std::string &message, std::atomic<bool> &once) {
+  if (once.exchange(true))
     return;
   std::string text = "mxgemm: warning: " + message;
   if (options.log)
@@ -188,6 +190,12 @@ void Context::unloadAll() {
     if (k && k->module)
       hip.hipModuleUnload(k->module);
   }
+  for (const std::unique_ptr<LibraryKernel> &k : libraryKernels)
+    if (k->module)
+      hip.hipModuleUnload(k->module);
+  for (const std::unique_ptr<LibraryKernel> &k : jitKernels)
+    if (k->module)
+      hip.hipModuleUnload(k->module);
   if (hipReady && modules)
     for (size_t i = 0; i < KernelLibrary::embedded().entries.size(); ++i)
       if (modules[i].module)

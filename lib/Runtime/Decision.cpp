@@ -12,6 +12,8 @@
 
 #include "mxgemm/Contract/Problem.h"
 
+#include <cstddef>
+
 using namespace mxgemm;
 using namespace mxgemm::runtime;
 
@@ -214,6 +216,13 @@ mxgemm_status runtime::launch(Context &ctx, const Decision &d,
   return MXGEMM_STATUS_HIP_ERROR;
 }
 
+// plan.kind took the padding before m_min: the 0.1.0 layout is unchanged
+// (LP64).
+static_assert(sizeof(void *) != 8 || (offsetof(mxgemm_plan, kind) == 100 &&
+                                      offsetof(mxgemm_plan, m_min) == 104 &&
+                                      sizeof(mxgemm_plan) == 440),
+              "mxgemm_plan changed layout");
+
 void runtime::fillPlan(mxgemm_plan *plan, mxgemm_status status,
                        mxgemm_reason reason, const Decision &d) {
   plan->status = status;
@@ -236,6 +245,7 @@ void runtime::fillPlan(mxgemm_plan *plan, mxgemm_status status,
   plan->group_n = k ? uint32_t(k->grid.groupN) : 0;
   plan->xcd_remap = k ? uint32_t(k->grid.xcdRemap) : 0;
   plan->w_layout = d.wLayout;
+  plan->kind = d.descriptor ? d.kind : MXGEMM_PLAN_KIND_NONE;
   plan->m_min = d.mMin;
   plan->m_max = d.mMax;
 }

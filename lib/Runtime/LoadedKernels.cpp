@@ -105,6 +105,7 @@ mxgemm_status decideLoaded(const LoadedKernel &k, const mxgemm_problem *p,
   d.config = k.configText.c_str();
   d.mMin = 1;
   d.mMax = contract::kMaxM;
+  d.kind = MXGEMM_PLAN_KIND_LOADED_KERNEL;
   return MXGEMM_STATUS_OK;
 }
 

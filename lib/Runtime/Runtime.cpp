@@ -100,20 +100,71 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
            "kernels take row-major contiguous operands";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
+  // The entries of the key: the loaded ones if the context has the key
+  // (they replace the embedded ones), else the embedded ones.
   const std::vector<KernelEntry> &entries = KernelLibrary::embedded().entries;
   const KernelEntry *begin = entries.data(), *end = begin + entries.size();
   const KernelEntry *first = end;
+  const LibrarySet *library = ctx.librarySet.load(std::memory_order_acquire);
+  const LibraryKernel *const *loadedFirst = nullptr, *const *loadedEnd =
+                                                         nullptr;
   if (p->n <= contract::kMaxProblemExtent &&
       p->k <= contract::kMaxProblemExtent) {
     DispatchKey key = makeDispatchKey(p->n, p->k, p->x_type, p->w_type,
                                       p->w_scale, p->out_type);
-    first = std::lower_bound(
-        begin, end, key,
-        [](const KernelEntry &e, DispatchKey k) { return e.key < k; });
-    if (first != end && first->key != key)
-      first = end;
+    if (library) {
+      loadedFirst =
+          std::lower_bound(library->kernels.data(),
+                           library->kernels.data() + library->kernels.size(),
+                           key, [](const LibraryKernel *e, DispatchKey k) {
+                             return e->entry.key < k;
+                           });
+      loadedEnd = loadedFirst;
+      while (loadedEnd != library->kernels.data() + library->kernels.size() &&
+             (*loadedEnd)->entry.key == key)
+        ++loadedEnd;
+    }
+    if (loadedFirst == loadedEnd) {
+      first = std::lower_bound(
+          begin, end, key,
+          [](const KernelEntry &e, DispatchKey k) { return e.key < k; });
+      if (first != end && first->key != key)
+        first = end;
+    }
   }
-  if (first == end) {
+  const bool fromLibrary = loadedFirst != loadedEnd;
+  size_t count = fromLibrary ? size_t(loadedEnd - loadedFirst) : 0;
+  if (!fromLibrary)
+    for (const KernelEntry *e = first; e != end && e->key == first->key; ++e)
+      ++count;
+  auto entryAt = [&](size_t i) -> const KernelEntry & {
+    return fromLibrary ? loadedFirst[i]->entry : first[i];
+  };
+  size_t index = count;
+  for (size_t i = 0; i < count; ++i)
+    if (p->m >= entryAt(i).tuning.mMin && p->m <= entryAt(i).tuning.mMax) {
+      index = i;
+      break;
+    }
+  // No kernel for (key, M): JIT, if on, serves it (or says why not).
+  const LibraryKernel *jit = nullptr;
+  if (index == count && p->m <= contract::kMaxM &&
+      p->n <= contract::kMaxProblemExtent &&
+      p->k <= contract::kMaxProblemExtent &&
+      ctx.jitEnabled.load(std::memory_order_relaxed)) {
+    if (mxgemm_status s = checkDevice(ctx, reason, msg))
+      return s;
+    const DispatchKey key = makeDispatchKey(p->n, p->k, p->x_type, p->w_type,
+                                            p->w_scale, p->out_type);
+    jit = findJitKernel(ctx, key, jitBucket(p->m));
+    std::string error;
+    if (!jit && !(jit = obtainJitKernel(ctx, *p, key, error))) {
+      reason = MXGEMM_REASON_JIT_FAILED;
+      msg << "no tuned kernel, and JIT failed: " << error.c_str();
+      return MXGEMM_STATUS_NOT_ELIGIBLE;
+    }
+  }
+  if (count == 0 && !jit) {
     reason = MXGEMM_REASON_NO_TUNED_KERNEL;
     msg << "no tuned kernel for (gfx950, N = " << p->n << ", K = " << p->k
         << ", x " << dtypeName(p->x_type) << ", w " << dtypeName(p->w_type)
@@ -121,24 +172,21 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
         << dtypeName(p->out_type) << ")";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
-  const KernelEntry *entry = nullptr;
-  for (const KernelEntry *e = first; e != end && e->key == first->key; ++e)
-    if (p->m >= e->tuning.mMin && p->m <= e->tuning.mMax) {
-      entry = e;
-      break;
-    }
-  if (!entry) {
+  if (index == count && !jit) {
     reason = MXGEMM_REASON_M_OUT_OF_RANGE;
     msg << "M = " << p->m << " is outside the tuned M range";
-    for (const KernelEntry *e = first; e != end && e->key == first->key; ++e)
-      msg << (e == first ? " " : ", ") << e->tuning.mMin << ".."
-          << e->tuning.mMax;
+    for (size_t i = 0; i < count; ++i)
+      msg << (i == 0 ? " " : ", ") << entryAt(i).tuning.mMin << ".."
+          << entryAt(i).tuning.mMax;
     msg << " of (N = " << p->n << ", K = " << p->k << ")";
+    if (fromLibrary)
+      msg << " (loaded library)";
     if (p->m > contract::kMaxM)
       msg << "; no kernel takes M above " << contract::kMaxM
           << " (M is an i32 kernel argument)";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
+  const KernelEntry *entry = jit ? &jit->entry : &entryAt(index);
   d.wLayout = entry->wLayout();
   const bool packedWeights = d.wLayout == MXGEMM_WEIGHTS_MFMA_PANELS;
   if (packedWeights != (p->w_layout == MXGEMM_WEIGHTS_MFMA_PANELS)) {
@@ -156,16 +204,28 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
 
-  // Device rules: load HIP and the modules once.
+  // Device rules: load HIP and the modules once. A loaded entry's module
+  // was loaded with it.
   if (mxgemm_status s = checkDevice(ctx, reason, msg))
     return s;
-  const EmbeddedModule &module = ctx.modules[entry - begin];
-  if (!module.function) {
-    reason = MXGEMM_REASON_CODE_OBJECT_LOAD;
-    msg << "code object of entry '" << entry->tuning.name
-        << "' could not be loaded: " << module.error;
-    return ctx.options.strict ? MXGEMM_STATUS_HIP_ERROR
-                              : MXGEMM_STATUS_NOT_ELIGIBLE;
+  hipFunction_t function = nullptr;
+  if (jit) {
+    function = jit->function;
+    d.kind = MXGEMM_PLAN_KIND_JIT;
+  } else if (fromLibrary) {
+    function = loadedFirst[index]->function;
+    d.kind = MXGEMM_PLAN_KIND_LIBRARY;
+  } else {
+    const EmbeddedModule &module = ctx.modules[entry - begin];
+    if (!module.function) {
+      reason = MXGEMM_REASON_CODE_OBJECT_LOAD;
+      msg << "code object of entry '" << entry->tuning.name
+          << "' could not be loaded: " << module.error;
+      return ctx.options.strict ? MXGEMM_STATUS_HIP_ERROR
+                                : MXGEMM_STATUS_NOT_ELIGIBLE;
+    }
+    function = module.function;
+    d.kind = MXGEMM_PLAN_KIND_EMBEDDED;
   }
   if (tensors)
     if (mxgemm_status s = checkAlignment(*tensors, reason, msg))
@@ -175,7 +235,7 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
     d.descriptor = nullptr;
     return s;
   }
-  d.function = module.function;
+  d.function = function;
   d.packing = &entry->packing;
   d.entry = entry->tuning.name.c_str();
   d.kernel = entry->descriptor.kernel.c_str();
@@ -248,6 +308,22 @@ const char *mxgemm_status_string(mxgemm_status status) {
   return "MXGEMM_STATUS_UNKNOWN";
 }
 
+const char *mxgemm_plan_kind_string(mxgemm_plan_kind kind) {
+  switch (kind) {
+  case MXGEMM_PLAN_KIND_NONE:
+    return "MXGEMM_PLAN_KIND_NONE";
+  case MXGEMM_PLAN_KIND_EMBEDDED:
+    return "MXGEMM_PLAN_KIND_EMBEDDED";
+  case MXGEMM_PLAN_KIND_LIBRARY:
+    return "MXGEMM_PLAN_KIND_LIBRARY";
+  case MXGEMM_PLAN_KIND_LOADED_KERNEL:
+    return "MXGEMM_PLAN_KIND_LOADED_KERNEL";
+  case MXGEMM_PLAN_KIND_JIT:
+    return "MXGEMM_PLAN_KIND_JIT";
+  }
+  return "MXGEMM_PLAN_KIND_UNKNOWN";
+}
+
 const char *mxgemm_reason_string(mxgemm_reason reason) {
   switch (reason) {
   case MXGEMM_REASON_NONE:
@@ -274,6 +350,8 @@ const char *mxgemm_reason_string(mxgemm_reason reason) {
     return "MXGEMM_REASON_MISALIGNED";
   case MXGEMM_REASON_PACKED_WEIGHTS:
     return "MXGEMM_REASON_PACKED_WEIGHTS";
+  case MXGEMM_REASON_JIT_FAILED:
+    return "MXGEMM_REASON_JIT_FAILED";
   }
   return "MXGEMM_REASON_UNKNOWN";
 }
@@ -320,6 +398,8 @@ mxgemm_status mxgemm_context_create(const mxgemm_context_options *options,
     ctx->corruptCodeObjects = faultName == "code_object";
     ctx->pretendGfx942 = faultName == "arch";
     ctx->missingFunction = faultName == "function";
+    const char *jit = std::getenv("MXGEMM_JIT");
+    ctx->jitEnabled = jit && std::string(jit) == "1";
     ctx->handle = gContexts.insert(ctx.get());
     if (!ctx->handle)
       return fail(MXGEMM_STATUS_NOT_SUPPORTED,

@@ -123,6 +123,25 @@ struct LoadedKernel {
   hipFunction_t function = nullptr;
 };
 
+/// One entry of a directory loaded by mxgemm_context_load_library: the
+/// entry as the embedded ones are (entry.codeObject points into `code`) and
+/// its module in the owning context. Immutable once published.
+struct LibraryKernel {
+  KernelEntry entry;
+  std::vector<unsigned char> code;
+  hipModule_t module = nullptr;
+  hipFunction_t function = nullptr;
+  /// A JIT kernel: the power-of-two M bucket its config was chosen for.
+  int64_t jitBucket = 0;
+};
+
+/// The loaded entries a context dispatches to, sorted by (key, M range) as
+/// KernelLibrary::entries. A load publishes a new set; the old ones stay
+/// alive with the context (a query may still be reading one).
+struct LibrarySet {
+  std::vector<const LibraryKernel *> kernels;
+};
+
 struct Context {
   mxgemm_context_options options{};
   std::string hipPath;
@@ -155,8 +174,28 @@ struct Context {
   std::mutex loadedMutex;
   std::vector<uintptr_t> loaded;
 
+  /// The directories loaded by mxgemm_context_load_library: the current
+  /// set (null: none; read lock-free by every decision) and everything
+  /// ever published, owned until the context is destroyed. Loads are
+  /// serialised by libraryMutex.
+  std::atomic<const LibrarySet *> librarySet{nullptr};
+  std::mutex libraryMutex;
+  std::vector<std::unique_ptr<LibrarySet>> librarySets;
+  std::vector<std::unique_ptr<LibraryKernel>> libraryKernels;
+
+  /// JIT (Jit.cpp): on from MXGEMM_JIT=1 or mxgemm_context_set_jit. The
+  /// context's JIT kernels by (key, M bucket) in an open-addressing table
+  /// read lock-free; inserts under jitMutex, at most half full.
+  static constexpr size_t kJitSlots = 1024;
+  std::atomic<bool> jitEnabled{false};
+  std::atomic<const LibraryKernel *> jitTable[kJitSlots] = {};
+  std::mutex jitMutex;
+  std::vector<std::unique_ptr<LibraryKernel>> jitKernels;
+
   /// Prints `message` once per process (to options.log or stderr).
   void warn(const std::string &message);
+  /// Prints `message` unless `once` is already set (then sets it).
+  void warn(const std::string &message, std::atomic<bool> &once);
   /// Loads HIP and the embedded modules: once, on the first call that
   /// needs the device. Lock-free after that.
   void ensureInitialized() {
@@ -218,6 +257,7 @@ struct Decision {
   const char *entry = "", *kernel = "", *config = "", *note = "";
   int64_t mMin = 0, mMax = 0;
   uint32_t gridX = 0;
+  mxgemm_plan_kind kind = MXGEMM_PLAN_KIND_NONE;
   /// The W layout of the kernel, known (and reported) even when the
   /// problem is not eligible because it passes the other layout.
   mxgemm_weight_layout wLayout = MXGEMM_WEIGHTS_ROW_MAJOR;
@@ -286,6 +326,16 @@ mxgemm_status decideAndLaunch(Context &ctx, const mxgemm_problem *problem,
     return s;
   });
 }
+
+/// The power-of-two M bucket a JIT kernel is chosen for.
+int64_t jitBucket(int64_t m);
+/// The context's JIT kernel of (key, bucket), or null. Lock-free.
+const LibraryKernel *findJitKernel(const Context &ctx, DispatchKey key,
+                                   int64_t bucket);
+/// The context's JIT kernel for `p` (key `key`): found, or loaded from the
+/// cache, or compiled; null with the reason in `error` (warned once).
+const LibraryKernel *obtainJitKernel(Context &ctx, const mxgemm_problem &p,
+                                     DispatchKey key, std::string &error);
 
 /// A failed HIP call as HIP_ERROR with its message as the last error.
 mxgemm_status hipCall(Context &ctx, const char *what, hipError_t error);

@@ -2,9 +2,11 @@
 
 #include "mxgemm/RuntimeRun/GemmRun.h"
 
+#include "mxgemm/Contract/ExportManifest.h"
 #include "mxgemm/Contract/KernelDescriptor.h"
 #include "mxgemm/Contract/WeightPanels.h"
 #include "mxgemm/Numerics/Npy.h"
+#include "mxgemm/Runtime/KernelCache.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -47,6 +49,34 @@ std::string embeddedDescriptor(const mxgemm_plan &plan) {
   }
   return "";
 }
+
+/// The descriptor (JSON) of the entry of the loaded directory `dir` that
+/// served `plan` (the manifest names its file).
+std::string libraryDescriptor(const std::string &dir, const mxgemm_plan &plan) {
+  auto read = [](const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  contract::ExportManifest manifest;
+  if (contract::ExportManifest::parse(read(dir + "/manifest.json"), manifest))
+    return "";
+  for (const contract::ExportedKernel &k : manifest.kernels)
+    if (k.name == plan.entry)
+      return read(dir + "/" + k.descriptor);
+  return "";
+}
+
+/// The descriptor of the JIT kernel that served `plan`: the kernel cache's
+/// entry (plan.entry is its key).
+std::string jitDescriptor(const mxgemm_plan &plan) {
+  KernelCache cache;
+  CachedKernel kernel;
+  std::string note;
+  if (!cache.open(KernelCache::defaultDirectory()).empty() ||
+      !cache.lookup(plan.entry, kernel, note))
+    return "";
+  return kernel.descriptor;
+}
 } // namespace
 
 RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
@@ -77,8 +107,11 @@ RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
   if (!ok(s, options.kernel ? "mxgemm_kernel_query" : "mxgemm_query"))
     return r;
   mxgemm_plan &plan = r.plan;
-  r.descriptor =
-      options.kernel ? options.kernelDescriptor : embeddedDescriptor(plan);
+  r.descriptor = options.kernel ? options.kernelDescriptor
+                 : plan.kind == MXGEMM_PLAN_KIND_LIBRARY
+                     ? libraryDescriptor(options.libraryDir, plan)
+                 : plan.kind == MXGEMM_PLAN_KIND_JIT ? jitDescriptor(plan)
+                                                     : embeddedDescriptor(plan);
   contract::KernelDescriptor d;
   if (auto e = contract::KernelDescriptor::parse(r.descriptor, d)) {
     r.status = MXGEMM_STATUS_INVALID_ARGUMENT;
@@ -240,8 +273,8 @@ std::string runtime::describeRun(const RunResult &r,
      << "x" << plan.grid_y << "x" << plan.grid_z << " block " << plan.block_x
      << "x" << plan.block_y << "x" << plan.block_z << " lds " << plan.lds_bytes
      << " k_step " << plan.k_step << " M range " << plan.m_min << ".."
-     << plan.m_max << "\n  config: " << plan.config << "\n  note: " << plan.note
-     << "\n";
+     << plan.m_max << " " << mxgemm_plan_kind_string(plan.kind)
+     << "\n  config: " << plan.config << "\n  note: " << plan.note << "\n";
   if (r.packedBytes)
     os << "weights: packed once in MFMA panels by "
        << (source.empty() ? "mxgemm_pack_weights" : "the host") << " ("

@@ -78,6 +78,10 @@ class Plan:
     # Layout of W the kernel reads: "row_major" or "mfma_panels".
     w_layout: str = "row_major"
     m_range: tuple = (0, 0)
+    # Which kind of kernel serves it: "embedded", "library" (a directory
+    # loaded by Context.load_library), "loaded_kernel", "jit" (compiled at
+    # run time, MXGEMM_JIT=1), or "none".
+    kind: str = "none"
 
     @property
     def eligible(self):
@@ -141,6 +145,25 @@ class Context:
             self._lib.mxgemm_last_error().decode()
         raise _ERRORS.get(name, MXGEMM_ERROR_FALLBACK)(
             name, msg, _rt.REASONS.get(reason, str(reason)))
+
+    def load_library(self, directory):
+        """Loads a directory exported by `mxgemm-tune --export` (manifest,
+        tuning database, code objects, descriptors) into this context
+        (mxgemm_context_load_library): its entries then serve their keys
+        ahead of the embedded ones (Plan.kind == "library"). Everything is
+        checked first, and a refusal (InvalidArgument, HipError,
+        NotEligible with the reason) leaves the context as it was."""
+        self._check(self._lib.mxgemm_context_load_library(
+            self._handle, os.fsencode(os.fspath(directory))))
+
+    def set_jit(self, enable=True):
+        """JIT for this context (mxgemm_context_set_jit; MXGEMM_JIT=1 turns
+        it on for every context): a problem no tuned or loaded kernel
+        serves gets a kernel compiled at run time (the call waits; the
+        kernel cache keeps it for the next process), Plan.kind == "jit".
+        A failure is NotEligible with reason JIT_FAILED."""
+        self._check(self._lib.mxgemm_context_set_jit(self._handle,
+                                                     int(bool(enable))))
 
     # Device memory (thin wrappers over the dlopened HIP).
     def alloc(self, nbytes):
@@ -256,7 +279,8 @@ def _plan(ps):
                 xcd_remap=ps.xcd_remap,
                 w_layout=_rt.WEIGHT_LAYOUT_NAMES.get(ps.w_layout,
                                                      str(ps.w_layout)),
-                m_range=(ps.m_min, ps.m_max))
+                m_range=(ps.m_min, ps.m_max),
+                kind=_rt.PLAN_KINDS.get(ps.kind, str(ps.kind)))
 
 
 def plan(m, n, k, x_format="e4m3", w_format="e4m3", w_scale="block32x32",

@@ -18,12 +18,16 @@ STATUS = {0: "OK", 1: "NOT_ELIGIBLE", 2: "INVALID_ARGUMENT", 3: "HIP_ERROR",
 REASONS = {0: "NONE", 1: "HIP_UNAVAILABLE", 2: "ARCH_MISMATCH",
            3: "OUTPUT_TYPE", 4: "NOT_PREQUANTIZED", 5: "K_NOT_MULTIPLE_OF_32",
            6: "NOT_CONTIGUOUS", 7: "NO_TUNED_KERNEL", 8: "M_OUT_OF_RANGE",
-           9: "CODE_OBJECT_LOAD", 10: "MISALIGNED", 11: "PACKED_WEIGHTS"}
+           9: "CODE_OBJECT_LOAD", 10: "MISALIGNED", 11: "PACKED_WEIGHTS",
+           12: "JIT_FAILED"}
 DTYPES = {"e4m3": 0, "e5m2": 1, "bf16": 2, "f16": 3, "f32": 4}
 SCALES = {"block32x32": 0, "per_row": 1, "per-row": 1}
 # mxgemm_weight_layout: how W is laid out in memory (WeightPanels.h).
 WEIGHT_LAYOUTS = {"row_major": 0, "mfma_panels": 1}
 WEIGHT_LAYOUT_NAMES = {v: k for k, v in WEIGHT_LAYOUTS.items()}
+# mxgemm_plan_kind: which kind of kernel a plan names.
+PLAN_KINDS = {0: "none", 1: "embedded", 2: "library", 3: "loaded_kernel",
+              4: "jit"}
 
 
 class Problem(ctypes.Structure):
@@ -51,7 +55,8 @@ class PlanStruct(ctypes.Structure):
                              "block_y", "block_z", "lds_bytes",
                              "program_tile_m", "tile_n", "num_tiles_n",
                              "k_step", "group_m", "group_n", "xcd_remap")] + \
-        [("w_layout", ctypes.c_int), ("m_min", ctypes.c_int64),
+        [("w_layout", ctypes.c_int), ("kind", ctypes.c_int),
+         ("m_min", ctypes.c_int64),
          ("m_max", ctypes.c_int64), ("message", ctypes.c_char * 320)]
 
 
@@ -125,6 +130,8 @@ def _signatures():
         "mxgemm_problem_init": (None, [P(Problem), I64, I64, I64]),
         "mxgemm_context_create": (I, [P(ContextOptions), P(V)]),
         "mxgemm_context_destroy": (I, [V]),
+        "mxgemm_context_load_library": (I, [V, STR]),
+        "mxgemm_context_set_jit": (I, [V, I]),
         "mxgemm_query": (I, [V, P(Problem), P(PlanStruct)]),
         "mxgemm_gemm": (I, [V, P(Problem), P(Tensors), V, P(PlanStruct)]),
         # (context, problem, w, packed, packed_bytes, stream): no Ws.

@@ -44,6 +44,8 @@ ToolOptions opts(
      {"--w-layout", "auto|row-major|panels",
       "W as passed (auto: the kernel's)"},
      {"--kernel", "FILE", "launch this code object (descriptor FILE.json)"},
+     {"--library", "DIR",
+      "load DIR (mxgemm-tune --export) into the context first"},
      {"--seed", "S", "seed of the random MX data (default 1)"},
      {"--sample", "N", "workgroups run and checked (default 4, 0 = all)"},
      {"--dump", "DIR", "write x xs w ws y mask .npy and meta.json into DIR"},
@@ -121,6 +123,7 @@ int run(int argc, char **argv) {
                      ? MXGEMM_WEIGHTS_MFMA_PANELS
                      : MXGEMM_WEIGHTS_ROW_MAJOR;
   run.autoWeightLayout = layout == "auto";
+  run.libraryDir = opts.text("--library", "");
   run.seed = uint64_t(opts.integer("--seed", 1));
   const int64_t sample = opts.integer("--sample", 4);
   if (sample < 0)
@@ -136,6 +139,8 @@ int run(int argc, char **argv) {
   copts.strict = opts.has("--strict");
   mxgemm_context *ctx = nullptr;
   mxgemm_status s = mxgemm_context_create(&copts, &ctx);
+  if (s == MXGEMM_STATUS_OK && opts.has("--library"))
+    s = mxgemm_context_load_library(ctx, opts.text("--library").c_str());
   if (s == MXGEMM_STATUS_OK && !code.empty())
     s = mxgemm_kernel_load(ctx, code.data(), code.size(),
                            run.kernelDescriptor.c_str(), &run.kernel);

@@ -6,8 +6,9 @@
 // RANGES is a comma-separated list of `M`, `LO..HI` (simulated at HI) or
 // `LO..HI@S1/S2` (simulated at S1 and S2). Writes a tuning database that
 // contract::TuningDatabase reads, each entry with its predicted figures;
-// --export DIR also writes the chosen code objects, their descriptors and a
-// manifest. Exit status: 0 done, 1 the search found nothing, 2 usage,
+// --export DIR also writes the chosen code objects, their descriptors, a
+// manifest and a copy of the database (what mxgemm_context_load_library
+// loads). Exit status: 0 done, 1 the search found nothing, 2 usage,
 // 3 I/O.
 //
 //===----------------------------------------------------------------------===//
@@ -131,7 +132,8 @@ int main(int argc, char **argv) {
            "(default 2; 0: the screened predictions decide)"},
           {"--work-dir", "DIR", "directory for the workers' files"},
           {"--export", "DIR",
-           "also write the chosen code objects, descriptors and manifest"},
+           "also write the chosen code objects, descriptors, manifest and "
+           "a copy of the database (a directory the runtime loads)"},
       },
       "Same inputs and --seed give the same output file byte for byte "
       "(without --max-minutes).");
@@ -408,6 +410,21 @@ int main(int argc, char **argv) {
                        {"n", e.problem.n},
                        {"k", e.problem.k},
                        {"config", contract::formatConfigBody(e.config)}});
+    }
+    // The database goes beside the manifest too: the runtime
+    // (mxgemm_context_load_library) reads the directory alone.
+    std::string dbCopy = exportDir + "/" + sys::path::filename(out).str();
+    bool same = false;
+    if (sys::fs::equivalent(out, dbCopy, same) || !same) {
+      std::error_code ec;
+      raw_fd_ostream os(dbCopy, ec, sys::fs::OF_Text);
+      if (ec)
+        tool.fail(ExitIO, "cannot write " + dbCopy + ": " + ec.message());
+      os << text;
+      os.close();
+      if (os.has_error())
+        tool.fail(ExitIO,
+                  "cannot write " + dbCopy + ": " + os.error().message());
     }
     json::Object manifest{{"format", "mxgemm-tune-export"},
                           {"version", 1},

@@ -86,8 +86,24 @@ typedef enum mxgemm_reason {
   MXGEMM_REASON_M_OUT_OF_RANGE = 8,   /* key found, M outside its ranges */
   MXGEMM_REASON_CODE_OBJECT_LOAD = 9, /* hipModuleLoadData/GetFunction */
   MXGEMM_REASON_MISALIGNED = 10,      /* a pointer is not 16-byte aligned */
-  MXGEMM_REASON_PACKED_WEIGHTS = 11   /* problem.w_layout != the kernel's */
+  MXGEMM_REASON_PACKED_WEIGHTS = 11,  /* problem.w_layout != the kernel's */
+  /* JIT on, and no kernel could be compiled or loaded for the problem (the
+     JIT library is missing, the compile failed, ...); warned once */
+  MXGEMM_REASON_JIT_FAILED = 12
 } mxgemm_reason;
+
+/* Which kind of kernel a plan names (plan.kind). Stable values. */
+typedef enum mxgemm_plan_kind {
+  MXGEMM_PLAN_KIND_NONE = 0,     /* no kernel (the call is not eligible) */
+  MXGEMM_PLAN_KIND_EMBEDDED = 1, /* a tuned kernel embedded in the library */
+  /* A tuned kernel of a directory loaded by mxgemm_context_load_library */
+  MXGEMM_PLAN_KIND_LIBRARY = 2,
+  MXGEMM_PLAN_KIND_LOADED_KERNEL = 3, /* mxgemm_kernel_load / a descriptor */
+  /* Compiled at run time (MXGEMM_JIT=1 / mxgemm_context_set_jit), or loaded
+     from the kernel cache; plan.entry is its cache key, plan.note says
+     which */
+  MXGEMM_PLAN_KIND_JIT = 4
+} mxgemm_plan_kind;
 
 /* Element types. X and W must be FP8 (pre-quantized) for the tuned path;
    the others exist so that a caller can describe its problem and be told
@@ -161,6 +177,10 @@ typedef struct mxgemm_plan {
   /* The layout of W the kernel reads (also when the problem is
      NOT_ELIGIBLE with MXGEMM_REASON_PACKED_WEIGHTS). */
   mxgemm_weight_layout w_layout;
+  /* Which kind of kernel serves the problem (NONE when none does). It fills
+     what was padding before m_min: the struct's size and every other offset
+     are those of 0.1.0. */
+  mxgemm_plan_kind kind;
   int64_t m_min, m_max; /* M range of the entry (loaded: 1..2^31-1) */
   char message[320];    /* human-readable decision / reason */
 } mxgemm_plan;
@@ -203,6 +223,8 @@ MXGEMM_API const char *mxgemm_version(void);
 MXGEMM_API const char *mxgemm_status_string(mxgemm_status status);
 /* Static name of a reason ("MXGEMM_REASON_M_OUT_OF_RANGE", ...). */
 MXGEMM_API const char *mxgemm_reason_string(mxgemm_reason reason);
+/* Static name of a plan kind ("MXGEMM_PLAN_KIND_LIBRARY", ...). */
+MXGEMM_API const char *mxgemm_plan_kind_string(mxgemm_plan_kind kind);
 /* Message of the last call on this thread that did not return
    MXGEMM_STATUS_OK ("" if none); valid until the thread's next failing
    call. */
@@ -253,6 +275,54 @@ MXGEMM_API mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
                                              const void *w, void *packed,
                                              size_t *packed_bytes,
                                              void *stream);
+
+/* Tuning data loaded at run time.
+
+   mxgemm_context_load_library: loads the directory `dir` that
+   `mxgemm-tune --export DIR` writes (manifest.json, format
+   "mxgemm-tune-export" version 1; the tuning database it names, with the
+   M ranges; one code object and one kernel descriptor per entry) into
+   `context`. From then on mxgemm_query / mxgemm_gemm / mxgemm_pack_weights
+   on this context serve the keys (N, K, formats, weight-scale granularity,
+   output type) of the loaded entries with the loaded kernels (plan.kind =
+   MXGEMM_PLAN_KIND_LIBRARY): the loaded entries of a key replace the
+   embedded ones of that key, all M ranges (so that one key keeps one W
+   layout); an M outside the loaded ranges is M_OUT_OF_RANGE. Loading
+   again adds the new directory's keys and replaces the previously loaded
+   entries of the keys it has.
+
+   Everything is checked before HIP sees a byte: the directory and every
+   file read must be owned by the calling user, not writable by group or
+   others, and a real directory / regular files (no symbolic links); the
+   manifest's format and version; the manifest's entries are the
+   database's (name, kernel, N, K, M range, config) and the reverse; the
+   SHA-256 of each code object equals the manifest's and its descriptor's
+   code_object_sha256; the descriptor parses (format_version 2), describes
+   the entry's problem and config, its chip is gfx950, its arguments are
+   ones this runtime passes, and the code object is a gfx950 AMDGPU ELF
+   that defines its kernel (as mxgemm_kernel_load); then HIP must be usable
+   and the device a gfx950, the chip of every entry. A failure returns
+   INVALID_ARGUMENT (HIP_ERROR if HIP is unavailable or a module does not
+   load, NOT_ELIGIBLE if the device is not a gfx950) with the reason as the
+   last error, and the context is unchanged: all or nothing. Thread-safe:
+   queries running meanwhile see the old or the new set of entries. */
+MXGEMM_API mxgemm_status mxgemm_context_load_library(mxgemm_context *context,
+                                                     const char *dir);
+
+/* JIT: a problem with no tuned or loaded kernel (shape rules met: BF16
+   out, FP8 operands, K a multiple of 32, contiguous) gets a kernel compiled
+   by libmxgemm_jit.so (dlopened only then, found beside this library or at
+   $MXGEMM_JIT_LIBRARY) with the compiler's auto config for M rounded up to
+   a power of two, kept in the on-disk kernel cache (docs/Runtime.md) so
+   that the next process loads it. On for every context when the
+   environment has MXGEMM_JIT=1 at mxgemm_context_create, or per context
+   with mxgemm_context_set_jit(ctx, 1). The first mxgemm_query /
+   mxgemm_gemm of a (key, M bucket) WAITS for the compile (about a second;
+   one compile per key however many threads ask) or the cache load; later
+   calls find the kernel in memory. A failure is NOT_ELIGIBLE with
+   MXGEMM_REASON_JIT_FAILED and a one-time warning. */
+MXGEMM_API mxgemm_status mxgemm_context_set_jit(mxgemm_context *context,
+                                                int enable);
 
 /* Kernels compiled elsewhere (mxgemm-compile, the compiler's C API).
 

@@ -29,6 +29,9 @@ struct RunOptions {
   /// null: the embedded dispatch.
   mxgemm_loaded_kernel *kernel = nullptr;
   std::string kernelDescriptor;
+  /// The directory loaded with mxgemm_context_load_library, if any: a plan
+  /// of kind MXGEMM_PLAN_KIND_LIBRARY finds its descriptor there.
+  std::string libraryDir;
   uint64_t seed = 1;
   /// Workgroups checked (and, on the facade, run): the first, the last and
   /// random others up to `sample`; 0 = all.
