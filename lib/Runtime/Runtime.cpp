@@ -130,9 +130,18 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
   if (!entry) {
     reason = MXGEMM_REASON_M_OUT_OF_RANGE;
     msg << "M = " << p->m << " is outside the tuned M range";
-    for (const KernelEntry *e = first; e != end && e->key == first->key; ++e)
-      msg << (e == first ? " " : ", ") << e->tuning.mMin << ".."
-          << e->tuning.mMax;
+    // Entries of a key are sorted by mMin; adjacent ranges (one per M
+    // bucket) read as one.
+    const char *separator = " ";
+    for (const KernelEntry *e = first; e != end && e->key == first->key;) {
+      const KernelEntry *last = e;
+      while (last + 1 != end && last[1].key == first->key &&
+             last[1].tuning.mMin == last->tuning.mMax + 1)
+        ++last;
+      msg << separator << e->tuning.mMin << ".." << last->tuning.mMax;
+      separator = ", ";
+      e = last + 1;
+    }
     msg << " of (N = " << p->n << ", K = " << p->k << ")";
     if (p->m > contract::kMaxM)
       msg << "; no kernel takes M above " << contract::kMaxM
