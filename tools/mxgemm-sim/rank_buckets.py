@@ -142,6 +142,20 @@ def simulate(args, n, k, m, body, screened):
     return r
 
 
+def heuristic_body(args, n, k, m, qualified_db):
+    """The config --config=auto takes for M without a bucket entry (the
+    heuristic, keeping the key's layout): a candidate in every bucket, so
+    an entry is never slower than what the compiler would pick without it."""
+    c = subprocess.run([os.path.join(args.build, "bin", "mxgemm-compile"), "--n", str(n),
+                        "--k", str(k), "--m", str(m), "--tuning-db", qualified_db,
+                        "--explain", "--emit=mlir", "-o", os.devnull],
+                       capture_output=True, text=True, check=True)
+    for line in c.stderr.splitlines():
+        if "config body: " in line:
+            return line.split("config body: ", 1)[1].strip()
+    raise RuntimeError("no config body in: " + c.stderr)
+
+
 def parse_body(body):
     config = {}
     for item in body.split(", "):
@@ -186,6 +200,11 @@ def main():
     buckets = [b for b in BUCKETS if not args.buckets or
                str(b[0]) in args.buckets.split(",")]
     chosen = []
+    # The qualified entries alone: what auto does without the bucket entries.
+    qualified_db = os.path.join(args.out, "qualified-entries.json")
+    with open(qualified_db, "w") as f:
+        names = {fam["family"] for fam in read_cases(args.cases)}
+        json.dump(dict(db, entries=[e for e in db["entries"] if e["name"] in names]), f)
     print("| family | bucket | judged M | candidates | chosen config | predicted us | runner-up us |")
     print("|---|---|---|---|---|---|---|")
     for fam in read_cases(args.cases):
@@ -202,6 +221,7 @@ def main():
                                   for key, v in base["config"].items())
             if m > 1024:
                 cands.insert(0, base_body)
+            cands.append(heuristic_body(args, n, k, m, qualified_db))
             if lo > 16384:
                 # Above the qualified bucket: the qualified kernel (its grid
                 # only grows with M), screened at the bucket's lower end.
