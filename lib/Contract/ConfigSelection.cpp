@@ -186,6 +186,54 @@ std::optional<KernelConfig> stagedFamily(const GemmProblem &p, int64_t m,
   return c;
 }
 
+/// Decode (M <= 64), W row-major: 16x16x128 MFMAs with both operands
+/// loaded straight to registers (no LDS ring, no barrier), 64 columns per
+/// workgroup so that N / 64 workgroups spread W over the CUs, and 256-wide
+/// K tiles so that each wave keeps W bytes in flight. tile_m 16 up to M =
+/// 16 (four 16x16 waves side by side), 64 above (2x2 waves: W read once
+/// for 64 rows). Direct loads mask partial tile columns and K tails, so it
+/// fits every N and K. Ranked on mxgemm-sim (docs/Compiler.md).
+std::optional<KernelConfig> decodeFamily(const GemmProblem &p, int64_t m,
+                                         const target::TargetModel &) {
+  if (m > 64)
+    return std::nullopt;
+  KernelConfig c;
+  c.mfma = MfmaShape::M16N16K128;
+  c.tileN = 64;
+  // 256 unless 128 divides K where 256 does not (no masked tail then), or
+  // K is shorter than 256.
+  c.tileK = p.k % 256 == 0 ? 256 : p.k % 128 == 0 || p.k < 256 ? 128 : 256;
+  if (m <= 16) {
+    c.tileM = 16;
+    c.wavesM = 1;
+    c.wavesN = 4;
+  } else {
+    c.tileM = 64;
+    c.wavesM = c.wavesN = 2;
+  }
+  return c;
+}
+
+/// Decode (M <= 64), W in 32x32x64 MFMA panels: one 32-row tile, 32
+/// columns per wave straight from the panels, X loaded directly, the
+/// largest K tile up to 512 that divides K (panels need whole K tiles).
+std::optional<KernelConfig> packedDecodeFamily(const GemmProblem &p, int64_t m,
+                                               const target::TargetModel &) {
+  if (m > 64 || p.n % 64)
+    return std::nullopt;
+  KernelConfig c;
+  c.tileM = 32;
+  c.tileN = 64;
+  c.tileK = largestDivisor(p.k, {512, 256, 128, 64});
+  if (!c.tileK)
+    return std::nullopt;
+  c.wavesM = 1;
+  c.wavesN = 2;
+  c.mfma = MfmaShape::M32N32K64;
+  c.stageW = Staging::PackedRegisters;
+  return c;
+}
+
 /// The naive kernel (KernelConfig{}) with tile_n and tile_k shrunk to
 /// divide N and K; where none divides, 128, and the kernel masks the partial
 /// last tile column and the K tail (direct loads, nothing staged: the only
@@ -215,6 +263,12 @@ struct Rule {
 /// In order; the first rule whose config verifies wins. Keep in step with
 /// the table in docs/Compiler.md.
 constexpr Rule kRules[] = {
+    {"packed-decode", true, packedDecodeFamily,
+     "decode: X loaded directly, W straight from MFMA panels, 32 x 64 "
+     "tiles"},
+    {"decode", false, decodeFamily,
+     "decode: 16x16x128 MFMAs, both operands loaded directly, 64 columns "
+     "per workgroup"},
     {"packed", true, packedFamily,
      "the tuned kernels' structure (X through LDS, W in MFMA panels)"},
     {"pingpong", false, pingPongFamily,

@@ -584,6 +584,24 @@ Status madU64U32(ExecContext &, Wave &w, const Inst &I) {
   return Status::Continue;
 }
 
+/// v_mad_i64_i32 vdst[2], sdst, src0, src1, src2[2]: signed 32 x 32 -> 64
+/// plus a 64-bit addend (LLVM uses it for address offsets); sdst gets the
+/// lanes whose result overflows 64 bits.
+Status madI64I32(ExecContext &, Wave &w, const Inst &I) {
+  Src s0(w, I.vals[2]), s1(w, I.vals[3]), s2(w, I.vals[4]);
+  uint32_t *dlo = w.v[I.vals[0].reg], *dhi = w.v[I.vals[0].reg + 1];
+  uint64_t cout = 0;
+  forLanes(w, [&](unsigned l) {
+    __int128 r =
+        __int128(int64_t(int32_t(s0[l])) * int32_t(s1[l])) + int64_t(s2.u64(l));
+    dlo[l] = uint32_t(r);
+    dhi[l] = uint32_t(uint64_t(r) >> 32);
+    cout |= uint64_t(r != __int128(int64_t(r)) ? 1 : 0) << l;
+  });
+  swrite64(w, I.vals[1], cout);
+  return Status::Continue;
+}
+
 /// v_cndmask_b32 vdst, src0, src1, mask.
 Status cndmask(ExecContext &, Wave &w, const Inst &I) {
   Src s0(w, I.vals[1]), s1(w, I.vals[2]);
@@ -925,6 +943,7 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
   // adds a 32-bit offset to the low half with v_mad_u64_u32 and a garbage
   // high half it then discards.
   add("V_MAD_U64_U32", madU64U32, 0, FlagLowToHigh);
+  add("V_MAD_I64_I32", madI64I32, 0, FlagLowToHigh);
   add("V_LSHL_ADD_U64", lshlAddU64, 0, FlagLowToHigh);
   add("V_LSHLREV_B64", lshlrevB64, 0, FlagLowToHigh);
   const char *intOps[] = {"F", "LT", "EQ", "LE", "GT", "NE", "GE", "T"};

@@ -175,9 +175,19 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
   if (index == count && !jit) {
     reason = MXGEMM_REASON_M_OUT_OF_RANGE;
     msg << "M = " << p->m << " is outside the tuned M range";
-    for (size_t i = 0; i < count; ++i)
-      msg << (i == 0 ? " " : ", ") << entryAt(i).tuning.mMin << ".."
-          << entryAt(i).tuning.mMax;
+    // Entries of a key are sorted by mMin; adjacent ranges (one per M
+    // bucket) read as one.
+    const char *separator = " ";
+    for (size_t i = 0; i < count;) {
+      size_t last = i;
+      while (last + 1 < count &&
+             entryAt(last + 1).tuning.mMin == entryAt(last).tuning.mMax + 1)
+        ++last;
+      msg << separator << entryAt(i).tuning.mMin << ".."
+          << entryAt(last).tuning.mMax;
+      separator = ", ";
+      i = last + 1;
+    }
     msg << " of (N = " << p->n << ", K = " << p->k << ")";
     if (fromLibrary)
       msg << " (loaded library)";

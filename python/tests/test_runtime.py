@@ -9,10 +9,18 @@ import mxgemm
 def test_version_and_kernels():
     assert mxgemm.version() == "0.1.0"
     ks = mxgemm.kernels()
-    assert sorted(k["entry"] for k in ks) == sorted(
-        ["wq_b", "engram", "wo_b", "shared_gate_up", "fused_qkv",
-         "shared_down", "index_query"])
-    assert all(k["m_range"] == (8193, 16384) for k in ks)
+    families = ["wq_b", "engram", "wo_b", "shared_gate_up", "fused_qkv",
+                "shared_down", "index_query"]
+    # The qualified entry of each family, and one entry per other M bucket.
+    tuned = [k for k in ks if k["entry"] in families]
+    assert sorted(k["entry"] for k in tuned) == sorted(families)
+    assert all(k["m_range"] == (8193, 16384) for k in tuned)
+    assert len(ks) == 8 * len(families)
+    for t in tuned:
+        ranges = sorted(k["m_range"] for k in ks
+                        if (k["n"], k["k"]) == (t["n"], t["k"]))
+        assert ranges[0][0] == 1 and ranges[-1][1] == 65536
+        assert all(a[1] + 1 == b[0] for a, b in zip(ranges, ranges[1:]))
     assert all(k["code_object_bytes"] > 0 for k in ks)
 
 
@@ -25,9 +33,9 @@ def _w_layout(n, k):
 def test_plan_without_hip_explains_shape_rules():
     c = mxgemm.Context(hip_library="/nonexistent/libamdhip64.so")
     lay = _w_layout(16384, 1280)
-    p = mxgemm.plan(100, 16384, 1280, ctx=c, w_layout=lay)
+    p = mxgemm.plan(70000, 16384, 1280, ctx=c, w_layout=lay)
     assert not p.eligible and p.reason == "M_OUT_OF_RANGE"
-    assert "8193..16384" in p.message
+    assert "1..65536" in p.message
     p = mxgemm.plan(16384, 16384, 1280, ctx=c, w_layout=lay)
     assert p.status == "NOT_ELIGIBLE" and p.reason == "HIP_UNAVAILABLE"
     assert mxgemm.plan(16384, 16384, 1280, out_type="f32", ctx=c,
@@ -89,11 +97,11 @@ def test_gemm_on_facade_matches_reference(ctx):
 def test_gemm_not_eligible_and_bad_inputs(ctx):
     x = np.zeros((100, 1280), np.uint8)
     xs = np.zeros((100, 40), np.uint8)
-    w = np.zeros((16384, 1280), np.uint8)
-    ws = np.zeros((512, 40), np.uint8)
+    w = np.zeros((4224, 1280), np.uint8)  # no tuned kernel for N = 4224
+    ws = np.zeros((132, 40), np.uint8)
     with pytest.raises(mxgemm.NotEligible) as e:
         mxgemm.gemm(x, xs, w, ws, ctx=ctx)
-    assert e.value.reason == "M_OUT_OF_RANGE"
+    assert e.value.reason == "NO_TUNED_KERNEL"
     with pytest.raises(mxgemm.InvalidArgument):
         mxgemm.gemm(x, xs[:, :39], w, ws, ctx=ctx)
     with pytest.raises(mxgemm.InvalidArgument):

@@ -8,8 +8,9 @@
 // RUN: mxgemm-emu run %t.hsaco --kernel bf16 --block 64 --buf o=512 --arg buf:o --print o:bf16:4 | FileCheck %s --check-prefix=BF16
 // RUN: mxgemm-emu run %t.hsaco --kernel alu16 --block 64 --buf o=4096 --arg buf:o --print o:u32:13 | FileCheck %s --check-prefix=ALU16
 
-// Lane 0: s_add/s_lshl/s_bfe/s_cselect results and VALU on the lane id.
-// ALU: o: 7 1 12 40 9 3 4 4294967295 5 4 0 77 1 0 0 0
+// Lane 0: s_add/s_lshl/s_bfe/s_cselect results and VALU on the lane id;
+// the last three words are v_mad_i64_i32 (-3 * 5, then -3 * 5 + 100).
+// ALU: o: 7 1 12 40 9 3 4 4294967295 5 4 0 77 1 4294967281 4294967295 85
 // LDS: o: 64 65 66 67
 // LDS: LDS bank conflict cycles: 0
 // Words 0..9 are in range (num_records = 40 bytes), the rest read as 0 and
@@ -76,9 +77,14 @@ alu:
   v_accvgpr_write_b32 a0, v21
   v_accvgpr_read_b32 v13, a0          // 77
   v_add_co_u32 v14, vcc, -1, 2        // 1, carry
-  v_mov_b32 v15, 0
-  v_mov_b32 v16, 0
-  v_mov_b32 v17, 0
+  v_mov_b32 v24, -3                   // signed 32 x 32 -> 64 plus a 64-bit addend:
+  v_mad_i64_i32 v[26:27], s[12:13], v24, 5, 0   // -15: 4294967281 4294967295
+  v_mov_b32 v15, v26
+  v_mov_b32 v16, v27
+  v_mov_b32 v30, 100
+  v_mov_b32 v31, 0
+  v_mad_i64_i32 v[28:29], s[12:13], v24, 5, v[30:31] // 85
+  v_mov_b32 v17, v28
   s_waitcnt lgkmcnt(0)
   global_store_dwordx4 v20, v[2:5], s[4:5]
   global_store_dwordx4 v20, v[6:9], s[4:5] offset:16

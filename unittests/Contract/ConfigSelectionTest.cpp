@@ -131,8 +131,9 @@ TEST(ConfigSelectionTest, HeuristicTilesFollowTheBucket) {
   };
   // docs/Compiler.md: 32 x 128 up to M = 1024, 64 x 256 up to 4096, then
   // 128 x 256; grown once past 4 workgroups per CU (1024 on gfx950).
-  EXPECT_EQ(tile(7168, 2112, 4), "32x128");
-  EXPECT_EQ(tile(7168, 2112, 64), "32x128");
+  // Up to M = 64 the decode rules (DecodeRulesUpToM64).
+  EXPECT_EQ(tile(7168, 2112, 4), "32x64");
+  EXPECT_EQ(tile(7168, 2112, 64), "32x64");
   EXPECT_EQ(tile(7168, 2112, 65), "32x128");
   EXPECT_EQ(tile(7168, 2112, 1024), "64x256"); // 32 x 56 = 1792 > 1024
   EXPECT_EQ(tile(4096, 2112, 1024), "32x128"); // 32 x 32 = 1024
@@ -181,10 +182,11 @@ TEST(ConfigSelectionTest, ShapesNoTileDividesGetTheNaiveKernelWithEdges) {
   // N = 1000 and K = 992 (31 MX blocks): no tile divides them, so the naive
   // kernel with 128-wide tiles, which masks the last tile column and the K
   // tail; N = 100 and K = 96 likewise.
+  // (M 65 and up: below, the decode rule, which masks edges too.)
   for (auto [n, k] :
        {std::pair<int64_t, int64_t>{1000, 992}, {100, 256}, {128, 96}}) {
     ConfigChoice c;
-    ASSERT_FALSE(selectConfig(problem(n, k), 1, nullptr, kGFX950, c))
+    ASSERT_FALSE(selectConfig(problem(n, k), 100, nullptr, kGFX950, c))
         << n << "x" << k;
     EXPECT_EQ(c.name, "naive-size");
     EXPECT_EQ(c.config.stageX, Staging::Direct);
@@ -192,9 +194,40 @@ TEST(ConfigSelectionTest, ShapesNoTileDividesGetTheNaiveKernelWithEdges) {
     EXPECT_FALSE(verifyProblemConfig(problem(n, k), c.config));
   }
   ConfigChoice c;
-  ASSERT_FALSE(selectConfig(problem(1000, 992), 1, nullptr, kGFX950, c));
+  ASSERT_FALSE(selectConfig(problem(1000, 992), 100, nullptr, kGFX950, c));
   EXPECT_EQ(c.config.tileN, 128);
   EXPECT_EQ(c.config.tileK, 128);
+}
+
+TEST(ConfigSelectionTest, DecodeRulesUpToM64) {
+  auto body = [](int64_t n, int64_t k, int64_t m) {
+    ConfigChoice c = select(problem(n, k), m);
+    return c.sourceLabel() + ": " + formatConfigBody(c.config);
+  };
+  // Row-major W (N not a multiple of 128 or K not of 64), any N and K:
+  // 16x16x128 direct loads, tile_m 16 up to M = 16 and 64 above.
+  EXPECT_EQ(body(1000, 992, 1),
+            "heuristic:decode: tile_m = 16, tile_n = 64, tile_k = 256, "
+            "waves_m = 1, waves_n = 4, mfma = m16n16k128");
+  EXPECT_EQ(body(96, 7168, 17),
+            "heuristic:decode: tile_m = 64, tile_n = 64, tile_k = 256, "
+            "waves_m = 2, waves_n = 2, mfma = m16n16k128");
+  EXPECT_EQ(body(100, 96, 64),
+            "heuristic:decode: tile_m = 64, tile_n = 64, tile_k = 128, "
+            "waves_m = 2, waves_n = 2, mfma = m16n16k128");
+  EXPECT_NE(body(1000, 1152, 16).find("tile_k = 128"), std::string::npos)
+      << "128 divides K = 1152: no masked K tail";
+  // W in MFMA panels: 32 x 64 tiles, X direct, the largest K tile <= 512.
+  EXPECT_EQ(body(7168, 2112, 4),
+            "heuristic:packed-decode: tile_m = 32, tile_n = 64, tile_k = 64, "
+            "waves_m = 1, waves_n = 2, mfma = m32n32k64, "
+            "stage_w = packed_registers");
+  EXPECT_EQ(select(problem(4096, 5120), 64).config.tileK, 512);
+  // From M = 65 the tiled rules.
+  EXPECT_EQ(select(problem(1000, 992), 65).name, "naive-size");
+  EXPECT_EQ(select(problem(7168, 2112), 65).name, "packed");
+  // No hint: sized for M = 16384, not decode.
+  EXPECT_EQ(select(problem(7168, 2112), 0).name, "packed");
 }
 
 TEST(ConfigSelectionTest, BadInputIsAMessage) {

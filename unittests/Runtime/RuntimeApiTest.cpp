@@ -11,10 +11,13 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -69,7 +72,8 @@ TEST(RuntimeApi, VersionAndStrings) {
 }
 
 TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
-  ASSERT_EQ(mxgemm_kernel_count(), 7u);
+  // One entry per family and M bucket (docs/Compiler.md): 7 x 8.
+  ASSERT_EQ(mxgemm_kernel_count(), 56u);
   const char *families[] = {"wq_b",           "engram",    "wo_b",
                             "shared_gate_up", "fused_qkv", "shared_down",
                             "index_query"};
@@ -103,8 +107,34 @@ TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
     EXPECT_TRUE(found) << family;
   }
   mxgemm_kernel_info info;
-  EXPECT_EQ(mxgemm_kernel_get(7, &info), MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(mxgemm_kernel_get(56, &info), MXGEMM_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(mxgemm_kernel_get(0, nullptr), MXGEMM_STATUS_INVALID_ARGUMENT);
+}
+
+TEST(RuntimeApi, EveryFamilyServesM1To65536InOneWeightLayout) {
+  // The bucket entries of a key tile M = 1..65536 without gap or overlap
+  // and read W in the layout of the key's qualified (8193..16384) kernel,
+  // so a weight packed once serves every M.
+  std::map<std::pair<int64_t, int64_t>, std::vector<mxgemm_kernel_info>> keys;
+  for (size_t i = 0; i < mxgemm_kernel_count(); ++i) {
+    mxgemm_kernel_info info;
+    ASSERT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
+    keys[{info.n, info.k}].push_back(info);
+  }
+  ASSERT_EQ(keys.size(), 7u);
+  for (auto &[key, infos] : keys) {
+    std::sort(infos.begin(), infos.end(),
+              [](const mxgemm_kernel_info &a, const mxgemm_kernel_info &b) {
+                return a.m_min < b.m_min;
+              });
+    int64_t next = 1;
+    for (const mxgemm_kernel_info &info : infos) {
+      EXPECT_EQ(info.m_min, next) << info.entry;
+      EXPECT_EQ(info.w_layout, infos.front().w_layout) << info.entry;
+      next = info.m_max + 1;
+    }
+    EXPECT_EQ(next, 65537) << key.first << " x " << key.second;
+  }
 }
 
 TEST(RuntimeApi, InvalidArguments) {
@@ -230,14 +260,9 @@ TEST(RuntimeApi, ShapeRulesAreNotEligible) {
        MXGEMM_REASON_NO_TUNED_KERNEL, "per_row"},
       {"huge N", [](mxgemm_problem &p) { p.n = int64_t(1) << 30; },
        MXGEMM_REASON_NO_TUNED_KERNEL, "no tuned kernel"},
-      {"M below range", [](mxgemm_problem &p) { p.m = 8192; },
+      {"M above range", [](mxgemm_problem &p) { p.m = 65537; },
        MXGEMM_REASON_M_OUT_OF_RANGE,
-       "M = 8192 is outside the tuned M range "
-       "8193..16384"},
-      {"M above range", [](mxgemm_problem &p) { p.m = 16385; },
-       MXGEMM_REASON_M_OUT_OF_RANGE, "M = 16385"},
-      {"M = 1", [](mxgemm_problem &p) { p.m = 1; },
-       MXGEMM_REASON_M_OUT_OF_RANGE, "M = 1"},
+       "M = 65537 is outside the tuned M range 1..65536"},
   };
   for (const NotEligibleCase &c : cases) {
     mxgemm_problem p = tunedProblem();
@@ -294,7 +319,7 @@ TEST(RuntimeApi, StrictModeMakesMissingHipAnError) {
   EXPECT_EQ(query(g.ctx, p, plan), MXGEMM_STATUS_HIP_ERROR);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_HIP_UNAVAILABLE);
   // Shape rules stay NOT_ELIGIBLE in strict mode: the caller's path runs.
-  p.m = 100;
+  p.m = 100000;
   EXPECT_EQ(query(g.ctx, p, plan), MXGEMM_STATUS_NOT_ELIGIBLE);
 }
 

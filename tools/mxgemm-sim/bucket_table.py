@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Predicted time against the roofline bound for the case-table families at
+one or two M per bucket (issue 17 targets): for every family and M it
+compiles the config mxgemm-compile's --config=auto chooses for that M hint
+(the tuning database's entry, else the heuristic), simulates it with
+mxgemm-sim at the sustained clock and prints a markdown table with the
+bound and the ratio. Every time is a PREDICTION of the simulator.
+
+Bounds (issue 17): memory = (W + W scales + X + X scales + Y) bytes at
+8 TB/s; compute = 2 M N K at the simulator's MFMA peak (read back from its
+JSON: tflops / percent_of_peak). Targets: M <= 64 at least 80% of the
+memory bound's speed (bound / predicted >= 0.8); 64 < M <= 8192 within 1.3x
+of max(compute, memory).
+
+    /usr/bin/python3 tools/mxgemm-sim/bucket_table.py --build build \
+        --out build/bucket-table [--ms 1,16,64,256,1024,4096,8192] \
+        [--screen-above 1024]  # (x0): --xcd0-only, pessimistic by 0-5%
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from mxgemm.cases import read_cases  # noqa: E402
+
+HBM_BYTES_PER_S = 8e12
+BUCKETS = [(1, 16), (17, 64), (65, 256), (257, 1024), (1025, 4096),
+           (4097, 8192), (8193, 16384), (16385, 65536)]
+
+
+def memory_bytes(m, n, k):
+    """W, its 32x32-block scales, X, its per-row scales and the BF16 Y."""
+    blocks = k // 32
+    return n * k + -(-n // 32) * blocks + m * k + m * blocks + m * n * 2
+
+
+def bucket_of(m):
+    for lo, hi in BUCKETS:
+        if lo <= m <= hi:
+            return "%d..%d" % (lo, hi)
+    return "%d..%d" % BUCKETS[-1]
+
+
+def simulate(args, family, n, k, m):
+    screened = args.screen_above and m > args.screen_above
+    cache = os.path.join(args.out, "%s-%d%s.json" % (family, m, "-x0" if screened else ""))
+    if os.path.exists(cache) and not args.force:
+        with open(cache) as f:
+            return json.load(f)
+    hsaco = os.path.join(args.out, "%s-%d.hsaco" % (family, m))
+    cmd = [os.path.join(args.build, "bin", "mxgemm-compile"), "--n", str(n),
+           "--k", str(k), "--m", str(m), "-o", hsaco]
+    if args.tuning_db:
+        cmd += ["--tuning-db", args.tuning_db]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    with open(hsaco + ".json") as f:
+        sidecar = json.load(f)
+    sim = subprocess.run([os.path.join(args.build, "bin", "mxgemm-sim"), hsaco,
+                          "--m", str(m), "--json"] + args.sim_args.split() +
+                         (["--xcd0-only"] if screened else []),
+                         check=True, capture_output=True, text=True)
+    result = json.loads(sim.stdout)
+    result["config_source"] = sidecar.get("config_source", "?")
+    result["screened"] = bool(screened)
+    with open(cache, "w") as f:
+        json.dump(result, f, indent=1)
+    return result
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--cases", default=os.path.join(ROOT, "data", "cases",
+                                                    "deepseek_v4_flash_tp2.tsv"))
+    ap.add_argument("--out", default="build/bucket-table")
+    ap.add_argument("--ms", default="1,16,64,256,1024,4096,8192")
+    ap.add_argument("--families", default="", help="comma list (default: all)")
+    ap.add_argument("--tuning-db", default="",
+                    help="database for auto (default: the embedded one)")
+    ap.add_argument("--sim-args", default="", help="extra mxgemm-sim options")
+    ap.add_argument("--screen-above", type=int, default=0,
+                    help="simulate M above this with --xcd0-only (marked x0)")
+    ap.add_argument("--force", action="store_true")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    ms = [int(m) for m in args.ms.split(",")]
+    wanted = set(filter(None, args.families.split(",")))
+    print("| family | N x K | M | bucket | config | predicted us | memory bound us "
+          "| compute bound us | bound / predicted | target |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    missed = 0
+    for fam in read_cases(args.cases):
+        name, n, k = fam["family"], fam["N"], fam["K"]
+        if wanted and name not in wanted:
+            continue
+        for m in ms:
+            r = simulate(args, name, n, k, m)
+            memory = memory_bytes(m, n, k) / HBM_BYTES_PER_S * 1e6
+            peak_flops = r["tflops"] / (r["percent_of_peak"] / 100) * 1e12
+            compute = 2 * m * n * k / peak_flops * 1e6
+            ratio = max(memory, compute) / r["time_us"]
+            if m <= 64:
+                met, target = ratio >= 0.8, ">= 0.80 of memory"
+            elif m <= 8192:
+                met, target = ratio >= 1 / 1.3, "within 1.3x"
+            else:
+                met, target = None, "none"
+            missed += met is False
+            print("| %s | %d x %d | %d | %s | %s | %.2f%s | %.2f | %.2f | %.2f | %s |"
+                  % (name, n, k, m, bucket_of(m), r["config_source"], r["time_us"],
+                     " (x0)" if r.get("screened") else "",
+                     memory, compute, ratio,
+                     target + (": met" if met else ": MISSED" if met is False else "")))
+            sys.stdout.flush()
+    print("\n%d case(s) miss their target (PREDICTIONS of mxgemm-sim, sustained clock)"
+          % missed)
+
+
+if __name__ == "__main__":
+    main()
