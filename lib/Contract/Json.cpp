@@ -194,6 +194,10 @@ Json json::configToJson(const KernelConfig &config) {
   for (int f = 0; f < kNumConfigFields; ++f) {
     std::string name(configFieldName(f));
     std::string value = configFieldValue(config, f);
+    // k_splits came after format 2 was fixed: written only where it splits,
+    // so descriptors of unsplit kernels stay what older readers accept.
+    if (name == "k_splits" && config.kSplits == 1)
+      continue;
     switch (configFieldKind(f)) {
     case ConfigFieldKind::Integer:
       out[name] = std::stoll(value);

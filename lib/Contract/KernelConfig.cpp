@@ -94,7 +94,8 @@ bool KernelConfig::operator==(const KernelConfig &o) const {
          groupM == o.groupM && groupN == o.groupN && xcdRemap == o.xcdRemap &&
          stageX == o.stageX && stageW == o.stageW && stages == o.stages &&
          ldsLayout == o.ldsLayout && split == o.split &&
-         wavesPerEU == o.wavesPerEU && schedule == o.schedule;
+         wavesPerEU == o.wavesPerEU && schedule == o.schedule &&
+         kSplits == o.kSplits;
 }
 
 int64_t KernelConfig::ldsBytes() const {
@@ -192,6 +193,15 @@ ErrorMessage contract::verifyConfig(const KernelConfig &c,
                           "before), got stages = "
                        << c.stages;
   }
+  if (c.kSplits < 1 || c.kSplits > kMaxKSplits)
+    return Message() << "k_splits must be in 1.." << kMaxKSplits << ", got "
+                     << c.kSplits;
+  if (c.splitsK() &&
+      (c.stageX != Staging::Direct || c.stageW != Staging::Direct))
+    return Message() << "k_splits = " << c.kSplits
+                     << " needs stage_x = stage_w = direct (split-K kernels "
+                        "are for small M, where W is streamed once and "
+                        "staging buys no reuse)";
   if (c.wavesPerEU < 0 || c.wavesPerEU > t.maxWavesPerSimd)
     return Message() << "waves_per_eu must be in 0.." << t.maxWavesPerSimd
                      << ", got " << c.wavesPerEU;
@@ -245,11 +255,12 @@ enum Field {
   FSplit,
   FWavesPerEU,
   FSchedule,
+  FKSplits,
 };
 constexpr std::array<std::string_view, kNumConfigFields> kFieldNames = {
-    "tile_m",     "tile_n",  "tile_k",       "waves_m", "waves_n", "mfma",
-    "group_m",    "group_n", "xcd_remap",    "stage_x", "stage_w", "stages",
-    "lds_layout", "split",   "waves_per_eu", "schedule"};
+    "tile_m",     "tile_n",  "tile_k",       "waves_m",  "waves_n", "mfma",
+    "group_m",    "group_n", "xcd_remap",    "stage_x",  "stage_w", "stages",
+    "lds_layout", "split",   "waves_per_eu", "schedule", "k_splits"};
 
 /// The integer member of field `f`, or null for non-integer fields.
 int64_t *integerField(KernelConfig &c, int f) {
@@ -274,6 +285,8 @@ int64_t *integerField(KernelConfig &c, int f) {
     return &c.split;
   case FWavesPerEU:
     return &c.wavesPerEU;
+  case FKSplits:
+    return &c.kSplits;
   default:
     return nullptr;
   }

@@ -58,6 +58,11 @@ KernelDescriptor KernelDescriptor::describe(std::string kernel,
   d.arguments = kernelArguments(problem, config);
   d.wLayout = config.readsWeightPanels() ? WeightLayout::MfmaPanels
                                          : WeightLayout::RowMajor;
+  if (config.splitsK()) {
+    d.kSegments.clear();
+    for (int64_t b : kSegmentBoundaries(problem, config))
+      d.kSegments += (d.kSegments.empty() ? "" : ",") + std::to_string(b);
+  }
   return d;
 }
 
@@ -108,6 +113,8 @@ std::string KernelDescriptor::toJson() const {
                    {"group_n", grid.groupN},
                    {"xcd_remap", grid.xcdRemap},
                    {"num_xcds", grid.numXcds}};
+  if (grid.kSplits != 1)
+    j["grid"]["k_splits"] = grid.kSplits;
   j["arguments"] = std::move(args);
   j["w_layout"] = std::string(weightLayoutName(wLayout));
   j["x_scale_layout"] = std::string(scaleLayoutName(xScaleLayout));
@@ -242,7 +249,7 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
   {
     ObjectReader g(*grid, "grid", error);
     g.onlyFields({"workgroup_size", "program_tile_m", "tile_n", "num_tiles_n",
-                  "group_m", "group_n", "xcd_remap", "num_xcds"});
+                  "group_m", "group_n", "xcd_remap", "num_xcds", "k_splits"});
     g.integer("workgroup_size", d.workgroupSize);
     g.integer("program_tile_m", d.grid.programTileM);
     g.integer("tile_n", d.grid.tileN);
@@ -251,6 +258,8 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
     g.integer("group_n", d.grid.groupN);
     g.boolean("xcd_remap", d.grid.xcdRemap);
     g.integer("num_xcds", d.grid.numXcds);
+    if (grid->contains("k_splits"))
+      g.integer("k_splits", d.grid.kSplits);
   }
   for (size_t i = 0; i < args->size() && !error; ++i) {
     ObjectReader a((*args)[i], "arguments[" + std::to_string(i) + "]", error);
@@ -285,9 +294,6 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
     return "kernel descriptor: config: " + *e;
   if (ErrorMessage e = verifyProblemConfig(d.problem, d.config))
     return "kernel descriptor: " + *e;
-  if (d.kSegments != kNoKSegments)
-    return "kernel descriptor: k_segments '" + d.kSegments +
-           "' is not supported (this build knows 'none')";
   if (!isHexDigest(d.codeObjectSha256))
     return "kernel descriptor: code_object_sha256 must be 64 lower-case hex "
            "digits";
@@ -299,6 +305,11 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
   };
   if (d.target != expected.target)
     return mismatch("target");
+  if (d.kSegments != expected.kSegments)
+    return "kernel descriptor: k_segments '" + d.kSegments + "' is not '" +
+           expected.kSegments +
+           "', what this build derives from K and "
+           "k_splits";
   if (d.mfma.instruction != expected.mfma.instruction ||
       d.mfma.m != expected.mfma.m || d.mfma.n != expected.mfma.n ||
       d.mfma.kStep != expected.mfma.kStep || d.mfma.nonK != expected.mfma.nonK)
@@ -308,7 +319,7 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
       g.programTileM != eg.programTileM || g.tileN != eg.tileN ||
       g.numTilesN != eg.numTilesN || g.groupM != eg.groupM ||
       g.groupN != eg.groupN || g.xcdRemap != eg.xcdRemap ||
-      g.numXcds != eg.numXcds)
+      g.numXcds != eg.numXcds || g.kSplits != eg.kSplits)
     return mismatch("grid");
   if (d.arguments != expected.arguments)
     return mismatch("arguments");

@@ -10,6 +10,7 @@
 #include "mxgemm/Contract/KernelABI.h"
 #include "mxgemm/Contract/TileGrouping.h"
 
+#include <algorithm>
 #include <sstream>
 
 using namespace mxgemm;
@@ -99,7 +100,39 @@ ErrorMessage contract::verifyProblemConfig(const GemmProblem &p,
        << ") unless stage_x = stage_w = direct";
     return os.str();
   }
+  // Every segment is the same whole number of K tiles: one loop trip count
+  // for every workgroup, and boundaries on K-step multiples.
+  if (c.splitsK() && (c.kSplits > kMaxKSplits || p.k % (c.kSplits * c.tileK))) {
+    os << "K (" << p.k << ") must be a multiple of k_splits * tile_k ("
+       << c.kSplits << " * " << c.tileK << ") for split-K";
+    return os.str();
+  }
   return std::nullopt;
+}
+
+std::vector<int64_t> contract::kSegmentBoundaries(const GemmProblem &p,
+                                                  const KernelConfig &c) {
+  const int64_t splits = std::max<int64_t>(c.kSplits, 1);
+  std::vector<int64_t> bounds;
+  for (int64_t s = 0; s <= splits; ++s)
+    bounds.push_back(p.k / splits * s);
+  bounds.back() = p.k;
+  return bounds;
+}
+
+std::optional<uint64_t> contract::splitWorkspaceBytes(const GemmProblem &p,
+                                                      const KernelConfig &c,
+                                                      int64_t m) {
+  if (m < 1 || m > kMaxM || p.n < 1 || c.kSplits < 1)
+    return std::nullopt;
+  if (!c.splitsK())
+    return uint64_t(0);
+  uint64_t bytes;
+  if (__builtin_mul_overflow(uint64_t(c.kSplits), uint64_t(m), &bytes) ||
+      __builtin_mul_overflow(bytes, uint64_t(p.n), &bytes) ||
+      __builtin_mul_overflow(bytes, uint64_t(4), &bytes))
+    return std::nullopt;
+  return bytes;
 }
 
 //===----------------------------------------------------------------------===//
@@ -118,8 +151,8 @@ std::optional<ArgumentKind> contract::parseArgumentKind(std::string_view name) {
   return std::nullopt;
 }
 
-std::vector<KernelArgument> contract::kernelArguments(const GemmProblem &,
-                                                      const KernelConfig &) {
+std::vector<KernelArgument>
+contract::kernelArguments(const GemmProblem &, const KernelConfig &config) {
   std::vector<KernelArgument> args;
   uint32_t offset = 0;
   auto add = [&](std::string_view name, ArgumentKind kind, uint32_t size) {
@@ -130,6 +163,11 @@ std::vector<KernelArgument> contract::kernelArguments(const GemmProblem &,
   for (std::string_view name : {kArgX, kArgXScales, kArgW, kArgWScales, kArgY})
     add(name, ArgumentKind::GlobalPointer, 8);
   add(kArgM, ArgumentKind::I32, 4);
+  // Split-K: the FP32 partials and which of the two launches this is.
+  if (config.splitsK()) {
+    add(kArgWorkspace, ArgumentKind::GlobalPointer, 8);
+    add(kArgPhase, ArgumentKind::I32, 4);
+  }
   return args;
 }
 
@@ -155,6 +193,7 @@ TileGrid TileGrid::of(const KernelConfig &config, int64_t n,
   g.groupN = config.groupN;
   g.xcdRemap = config.xcdRemap;
   g.numXcds = target.numXcds;
+  g.kSplits = config.kSplits;
   return g;
 }
 
@@ -175,7 +214,8 @@ bool TileGrid::isValid() const {
          numTilesN <= kMaxProblemExtent && groupM >= 1 &&
          groupM <= kMaxGroupExtent && groupN >= 0 &&
          groupN <= kMaxGroupExtent &&
-         (!xcdRemap || (numXcds >= 1 && numXcds <= 64));
+         (!xcdRemap || (numXcds >= 1 && numXcds <= 64)) && kSplits >= 1 &&
+         kSplits <= kMaxKSplits;
 }
 
 ErrorMessage TileGrid::validate() const {
@@ -193,6 +233,8 @@ ErrorMessage TileGrid::validate() const {
     return concat("group_m must be in 1..", kMaxGroupExtent,
                   " and group_n in 0..", kMaxGroupExtent, ", got ", groupM,
                   " x ", groupN);
+  if (kSplits < 1 || kSplits > kMaxKSplits)
+    return concat("k_splits must be in 1..", kMaxKSplits, ", got ", kSplits);
   return concat("num_xcds must be in 1..64 with xcd_remap, got ", numXcds);
 }
 
@@ -204,6 +246,7 @@ std::optional<int64_t> TileGrid::numWorkgroups(int64_t m) const {
   const int64_t tilesM = (m + programTileM - 1) / programTileM;
   int64_t count;
   if (__builtin_mul_overflow(tilesM, numTilesN, &count) ||
+      __builtin_mul_overflow(count, kSplits, &count) ||
       count > int64_t(UINT32_MAX))
     return std::nullopt;
   return count;
@@ -216,7 +259,10 @@ TileGrid::tileOrigin(int64_t workgroup, int64_t m) const {
     return std::nullopt;
   IntegerTileArith arith;
   const int64_t tilesM = (m + programTileM - 1) / programTileM;
-  auto [tileM, tileCol] = mapProgramToTile(arith, workgroup, tilesM, numTilesN,
-                                           groupM, groupN, xcdRemap, numXcds);
+  // Split-K grids are segment-minor: workgroup w computes segment
+  // w % k_splits of tile w / k_splits (a constant divisor in the kernel).
+  auto [tileM, tileCol] =
+      mapProgramToTile(arith, workgroup / kSplits, tilesM, numTilesN, groupM,
+                       groupN, xcdRemap, numXcds);
   return std::make_pair(tileM * programTileM, tileCol * tileN);
 }

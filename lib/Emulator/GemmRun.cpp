@@ -5,6 +5,7 @@
 #include "mxgemm/Contract/WeightPanels.h"
 #include "mxgemm/Numerics/Quantize.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace llvm;
@@ -46,6 +47,10 @@ mxgemm::emu::runGemm(const CodeObject &object,
   config.workgroup[0] = uint32_t(d.workgroupSize);
   config.workgroup[1] = config.workgroup[2] = 1;
   config.workgroupsToRun = options.workgroups;
+  // A split-K grid runs each tile once per K segment, segment-minor:
+  // workgroup w is segment w % splits of tile w / splits.
+  const uint64_t splits = uint64_t(d.grid.kSplits);
+  const uint64_t tiles = result.gridSize / splits;
   if (config.workgroupsToRun.empty() && options.sample) {
     // M-edge programs are those of the last tile row, at its first, middle
     // and last N tile (N edges and a typical column).
@@ -53,12 +58,24 @@ mxgemm::emu::runGemm(const CodeObject &object,
     const int64_t lastCol = (d.grid.numTilesN - 1) * d.grid.tileN;
     const int64_t midCol = d.grid.numTilesN / 2 * d.grid.tileN;
     config.workgroupsToRun =
-        sampleWorkgroups(result.gridSize, options.sample, [&](uint64_t id) {
-          auto origin = d.grid.tileOrigin(int64_t(id), m);
+        sampleWorkgroups(tiles, options.sample, [&](uint64_t tile) {
+          auto origin = d.grid.tileOrigin(int64_t(tile * splits), m);
           return origin && origin->first == lastRow &&
                  (origin->second == 0 || origin->second == midCol ||
                   origin->second == lastCol);
         });
+  }
+  // Every segment of a sampled tile runs, or its sum would be incomplete
+  // (sampled ids are tiles; explicit ones are workgroups).
+  if (splits > 1 && !config.workgroupsToRun.empty()) {
+    const bool byTile = options.workgroups.empty();
+    std::vector<uint64_t> all;
+    for (uint64_t id : config.workgroupsToRun)
+      for (uint64_t s = 0; s < splits; ++s)
+        all.push_back((byTile ? id : id / splits) * splits + s);
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    config.workgroupsToRun = std::move(all);
   }
   result.sampled = !config.workgroupsToRun.empty();
 
@@ -75,6 +92,15 @@ mxgemm::emu::runGemm(const CodeObject &object,
                  dW = memory.allocate(w.data.size()),
                  dWs = memory.allocate(w.scales.size()),
                  dY = memory.allocate(yBytes);
+  std::optional<uint64_t> workBytes =
+      contract::splitWorkspaceBytes(d.problem, d.config, m);
+  if (!workBytes)
+    return createStringError("the split-K workspace does not fit the address "
+                             "space");
+  const uint64_t dWork = *workBytes ? memory.allocate(*workBytes) : 0;
+  if (dWork)
+    // NaN bytes: a partial the kernel failed to write poisons its sum.
+    std::memset(memory.translate(dWork, *workBytes), 0xff, *workBytes);
   memory.copyToDevice(dX, x.data.data(), x.data.size());
   memory.copyToDevice(dXs, x.scales.data(), x.scales.size());
   if (d.wLayout == contract::WeightLayout::MfmaPanels) {
@@ -108,6 +134,10 @@ mxgemm::emu::runGemm(const CodeObject &object,
       value = dY;
     else if (a.name == contract::kArgM)
       value = uint64_t(m);
+    else if (a.name == contract::kArgWorkspace)
+      value = dWork;
+    else if (a.name == contract::kArgPhase)
+      value = 0;
     else
       return createStringError("kernel argument '" + a.name +
                                "' is not one this tool can pass");
@@ -117,6 +147,20 @@ mxgemm::emu::runGemm(const CodeObject &object,
   if (!launched)
     return launched.takeError();
   result.launch = std::move(*launched);
+  // Split-K: the second launch adds the partials (Phase = 1). Its findings
+  // and statistics join the first launch's.
+  if (const contract::KernelArgument *phase =
+          d.findArgument(contract::kArgPhase)) {
+    const uint32_t one = 1;
+    std::memcpy(config.kernargs.data() + phase->offset, &one, 4);
+    Expected<LaunchResult> reduced = launch(object, *kernel, config, memory);
+    if (!reduced)
+      return reduced.takeError();
+    result.launch.findings.insert(result.launch.findings.end(),
+                                  reduced->findings.begin(),
+                                  reduced->findings.end());
+    result.reductionLaunch = std::move(*reduced);
+  }
 
   numerics::MXGemmOperands ops;
   ops.m = m;
@@ -132,6 +176,9 @@ mxgemm::emu::runGemm(const CodeObject &object,
   numerics::GemmCheckOptions check;
   check.sentinel = sentinel;
   check.reference.kStep = int(d.mfma.kStep);
+  if (splits > 1)
+    check.reference.kSegments =
+        contract::kSegmentBoundaries(d.problem, d.config);
   // Y is read in place (the 16384^2 case-table shapes are 512 MiB).
   result.check = numerics::checkGemmOutput(
       ops, memory.translate(dY, yBytes),

@@ -80,12 +80,18 @@ void checkOperands(const MXGemmOperands &ops, const ReferenceOptions &opts) {
   assert(ops.k % kMXBlockSize == 0 && "K must be a multiple of 32");
   assert(opts.kStep > 0 && opts.kStep % kMXBlockSize == 0 &&
          "kStep must be a positive multiple of 32");
+  assert((opts.kSegments.empty() ||
+          (opts.kSegments.size() >= 2 && opts.kSegments.front() == 0 &&
+           opts.kSegments.back() == ops.k &&
+           std::is_sorted(opts.kSegments.begin(), opts.kSegments.end()))) &&
+         "kSegments must run from 0 to K in ascending order");
   (void)ops;
   (void)opts;
 }
 
-void runTask(const MXGemmOperands &ops, const Task &task, int kStep,
-             OutputType outputType, void *out) {
+void runTask(const MXGemmOperands &ops, const Task &task,
+             const ReferenceOptions &opts, OutputType outputType, void *out) {
+  const int kStep = opts.kStep;
   const int64_t kBlocks = ops.k / kMXBlockSize;
   const int rows = int(task.row1 - task.row0);
   const int cols = int(task.col1 - task.col0);
@@ -100,13 +106,34 @@ void runTask(const MXGemmOperands &ops, const Task &task, int kStep,
     wScaleRow = ops.wScales + (task.col0 / 32) * kBlocks;
     ldWScale = 0;
   }
-  for (int64_t k0 = 0; k0 < ops.k; k0 += kStep) {
-    int numBlocks = int(std::min<int64_t>(kStep, ops.k - k0) / kMXBlockSize);
-    int64_t blk0 = k0 / kMXBlockSize;
-    mxMfmaTile(acc, kTileCols, rows, cols, ops.x + task.row0 * ops.k + k0,
-               ops.k, ops.xFormat, ops.w + task.col0 * ops.k + k0, ops.k,
-               ops.wFormat, ops.xScales + task.row0 * kBlocks + blk0, kBlocks,
-               wScaleRow + blk0, ldWScale, numBlocks);
+  // One segment [0, K] unless the options split K.
+  const int64_t oneSegment[2] = {0, ops.k};
+  const int64_t *bounds = oneSegment;
+  size_t numBounds = 2;
+  if (!opts.kSegments.empty()) {
+    bounds = opts.kSegments.data();
+    numBounds = opts.kSegments.size();
+  }
+  float partial[kTileRows * kTileCols];
+  for (size_t s = 0; s + 1 < numBounds; ++s) {
+    // Segments after the first accumulate from +0 on their own, then are
+    // added to the running sum in FP32.
+    float *segAcc = s == 0 ? acc : partial;
+    if (s > 0)
+      std::fill(std::begin(partial), std::end(partial), 0.0f);
+    const int64_t segEnd = bounds[s + 1];
+    for (int64_t k0 = bounds[s]; k0 < segEnd; k0 += kStep) {
+      int numBlocks = int(std::min<int64_t>(kStep, segEnd - k0) / kMXBlockSize);
+      int64_t blk0 = k0 / kMXBlockSize;
+      mxMfmaTile(segAcc, kTileCols, rows, cols, ops.x + task.row0 * ops.k + k0,
+                 ops.k, ops.xFormat, ops.w + task.col0 * ops.k + k0, ops.k,
+                 ops.wFormat, ops.xScales + task.row0 * kBlocks + blk0, kBlocks,
+                 wScaleRow + blk0, ldWScale, numBlocks);
+    }
+    if (s > 0)
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+          acc[r * kTileCols + c] += partial[r * kTileCols + c];
   }
   for (int r = 0; r < rows; ++r) {
     int64_t dst = task.outOffset + r * task.ldOut;
@@ -124,9 +151,8 @@ void runTask(const MXGemmOperands &ops, const Task &task, int kStep,
 void runTasks(const MXGemmOperands &ops, const std::vector<Task> &tasks,
               OutputType outputType, void *out, const ReferenceOptions &opts) {
   checkOperands(ops, opts);
-  parallelFor(tasks.size(), opts.numThreads, [&](size_t i) {
-    runTask(ops, tasks[i], opts.kStep, outputType, out);
-  });
+  parallelFor(tasks.size(), opts.numThreads,
+              [&](size_t i) { runTask(ops, tasks[i], opts, outputType, out); });
 }
 
 } // namespace

@@ -82,6 +82,11 @@ contract::ErrorMessage
 ArgumentPacking::build(const contract::KernelDescriptor &d,
                        ArgumentPacking &out) {
   out = ArgumentPacking();
+  if (d.config.splitsK())
+    return "the kernel splits K (k_splits = " +
+           std::to_string(d.config.kSplits) +
+           "): it needs an FP32 workspace and two launches, which this "
+           "runtime does not perform yet";
   const int64_t bytes = d.resources.kernargSegmentBytes;
   if (bytes < 0 || bytes > kMaxBytes)
     return "the kernarg segment (" + std::to_string(bytes) +

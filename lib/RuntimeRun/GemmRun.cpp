@@ -245,12 +245,15 @@ std::string runtime::writeDump(const std::string &dir, const RunResult &r) {
              r.y.data(), p.m, p.n) ||
       !write("mask.npy", nx::NpyDType::Bool, r.mask.data(), p.m, p.n))
     return error;
-  // The one-segment kernels of today: K's boundaries are [0, K]
-  // (docs/Design.md section 1, the segment rule).
+  // K's segment boundaries (docs/Design.md section 1, the segment rule):
+  // [0, K] unless the kernel splits K.
+  std::string segments;
+  for (int64_t b : contract::kSegmentBoundaries(d.problem, d.config))
+    segments += (segments.empty() ? "" : ", ") + std::to_string(b);
   std::ofstream meta(dir + "/meta.json");
   meta << "{\"kernel\": \"" << d.kernel
        << "\", \"config\": " << contract::formatConfigJson(d.config)
-       << ", \"k_step\": " << d.mfma.kStep << ", \"k_segments\": [0, " << p.k
+       << ", \"k_step\": " << d.mfma.kStep << ", \"k_segments\": [" << segments
        << "]}\n";
   if (!meta.flush())
     return "cannot write " + dir + "/meta.json";

@@ -35,7 +35,7 @@ mxgemm::sim::readGemmSidecar(StringRef path) {
 
 Expected<Launch>
 mxgemm::sim::prepareGemmLaunch(const contract::KernelDescriptor &d, int64_t m,
-                               emu::DeviceMemory &memory) {
+                               emu::DeviceMemory &memory, uint32_t phase) {
   auto fail = [](const Twine &msg) -> Error {
     return createStringError(inconvertibleErrorCode(), msg);
   };
@@ -79,5 +79,23 @@ mxgemm::sim::prepareGemmLaunch(const contract::KernelDescriptor &d, int64_t m,
   l.flops = 2.0 * double(m) * double(p.n) * double(p.k);
   l.description = "GEMM M=" + std::to_string(m) + " N=" + std::to_string(p.n) +
                   " K=" + std::to_string(p.k);
+  const contract::KernelArgument *aw = d.findArgument(contract::kArgWorkspace);
+  const contract::KernelArgument *ap = d.findArgument(contract::kArgPhase);
+  if (bool(aw) != bool(ap) || (!ap && phase != 0) || phase > 1)
+    return fail("phase " + Twine(phase) + " is not a launch of this kernel");
+  if (ap) {
+    std::optional<uint64_t> bytes =
+        contract::splitWorkspaceBytes(p, d.config, m);
+    uint64_t addr = bytes ? memory.allocate(size_t(*bytes)) : 0;
+    if (!addr)
+      return fail("out of host memory for the split-K workspace");
+    put(aw->offset, &addr, 8);
+    put(ap->offset, &phase, 4);
+    if (phase == 1) {
+      // The reduction does no MFMA work; its FLOPs belong to phase 0.
+      l.flops = 0;
+      l.description += " (split-K reduction)";
+    }
+  }
   return l;
 }

@@ -358,6 +358,24 @@ EvalResult tuner::evaluate(const EvalRequest &request) {
     MPrediction mp;
     mp.m = m;
     mp.timeUs = p->sustained.seconds * 1e6;
+    // A split-K kernel's time includes its reduction launch.
+    if (desc.findArgument(contract::kArgPhase)) {
+      emu::DeviceMemory reductionMemory;
+      Expected<sim::Launch> second =
+          sim::prepareGemmLaunch(desc, m, reductionMemory, 1);
+      Expected<sim::Prediction> r =
+          second ? sim::simulate(**object, *kernel, *second, reductionMemory,
+                                 target, options)
+                 : Expected<sim::Prediction>(second.takeError());
+      if (!r) {
+        result.status = EvalStatus::SimulationFailed;
+        result.message = "M = " + std::to_string(m) +
+                         " (split-K reduction): " + toString(r.takeError());
+        result.predictions.clear();
+        return result;
+      }
+      mp.timeUs += r->sustained.seconds * 1e6;
+    }
     mp.tflops = p->sustained.tflops;
     mp.mfmaUtilisation = p->sustained.mfmaUtilisation;
     mp.limiter = p->sustained.limiter;

@@ -104,6 +104,56 @@ TEST(ReferenceGemm, KStepChangesRounding) {
   EXPECT_NE(std::memcmp(a.data(), b.data(), a.size() * 4), 0);
 }
 
+// The segment rule, written out: each segment from +0 by the step rule,
+// then the partials added in ascending order in FP32.
+std::vector<float> naiveSegmentedGemm(const MXGemmOperands &o, int kStep,
+                                      const std::vector<int64_t> &bounds) {
+  std::vector<float> y(size_t(o.m * o.n));
+  int64_t kb = o.k / 32;
+  for (int64_t m = 0; m < o.m; ++m)
+    for (int64_t n = 0; n < o.n; ++n) {
+      int64_t sr = o.wScaleGranularity == ScaleGranularity::PerRow ? n : n / 32;
+      float total = 0;
+      for (size_t s = 0; s + 1 < bounds.size(); ++s) {
+        float part = 0;
+        for (int64_t k0 = bounds[s]; k0 < bounds[s + 1]; k0 += kStep)
+          part = mxStepAccumulate(
+              part, o.x + m * o.k + k0, o.xFormat, o.w + n * o.k + k0,
+              o.wFormat, o.xScales + m * kb + k0 / 32,
+              o.wScales + sr * kb + k0 / 32,
+              int(std::min<int64_t>(kStep, bounds[s + 1] - k0) / 32));
+        total = s == 0 ? part : total + part;
+      }
+      y[size_t(m * o.n + n)] = total;
+    }
+  return y;
+}
+
+TEST(ReferenceGemm, KSegmentsFollowTheSegmentRule) {
+  Problem p = makeProblem(19, 45, 768, FP8Format::E4M3, FP8Format::E5M2,
+                          ScaleGranularity::Block32x32, 31);
+  MXGemmOperands o = p.ops();
+  for (int kStep : {64, 128}) {
+    const std::vector<int64_t> bounds = {0, 256, 512, 768};
+    std::vector<float> want = naiveSegmentedGemm(o, kStep, bounds);
+    ReferenceOptions opts;
+    opts.kStep = kStep;
+    opts.kSegments = bounds;
+    std::vector<float> got(want.size()), whole(want.size());
+    referenceGemm(o, OutputType::F32, got.data(), opts);
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_TRUE(sameBits(got[i], want[i])) << "element " << i;
+    // The segments change the rounding somewhere, or they are ignored.
+    opts.kSegments.clear();
+    referenceGemm(o, OutputType::F32, whole.data(), opts);
+    EXPECT_NE(std::memcmp(got.data(), whole.data(), got.size() * 4), 0);
+    // One segment [0, K] is the unsplit result.
+    opts.kSegments = {0, 768};
+    referenceGemm(o, OutputType::F32, got.data(), opts);
+    EXPECT_EQ(std::memcmp(got.data(), whole.data(), got.size() * 4), 0);
+  }
+}
+
 TEST(ReferenceGemm, GranularityIsHonoured) {
   // Reading block scales as per-row (or vice versa) must change the result.
   Problem p = makeProblem(8, 64, 128, FP8Format::E4M3, FP8Format::E4M3,

@@ -47,11 +47,14 @@ struct KernelArgument {
 
 /// Argument names (the descriptor's `arguments[].name`).
 inline constexpr std::string_view kArgX = "X", kArgXScales = "Xs", kArgW = "W",
-                                  kArgWScales = "Ws", kArgY = "Y", kArgM = "M";
+                                  kArgWScales = "Ws", kArgY = "Y", kArgM = "M",
+                                  kArgWorkspace = "Work", kArgPhase = "Phase";
 
 /// The explicit arguments of the kernel of `problem` built with `config`:
 /// X, Xs, W, Ws, Y (global pointers, 8 bytes each) then M (i32), each at
-/// the next offset aligned to its size.
+/// the next offset aligned to its size; a split-K kernel then takes Work
+/// (the FP32 workspace, global pointer) and Phase (i32: 0 computes the
+/// segment partials, 1 adds them into Y).
 std::vector<KernelArgument> kernelArguments(const GemmProblem &problem,
                                             const KernelConfig &config);
 

@@ -61,6 +61,7 @@ using ErrorMessage = std::optional<std::string>;
 /// fits the hardware; they exist so that no product can overflow.
 constexpr int64_t kMaxTileExtent = 4096;   // tile_m, tile_n, tile_k
 constexpr int64_t kMaxGroupExtent = 65536; // group_m, group_n
+constexpr int64_t kMaxKSplits = 64;        // k_splits
 
 /// Every field of `#mxgemm.config`, with its default.
 struct KernelConfig {
@@ -74,6 +75,10 @@ struct KernelConfig {
   LdsLayout ldsLayout = LdsLayout::Plain;
   int64_t split = 1, wavesPerEU = 0;
   Schedule schedule = Schedule::Default;
+  /// K segments reduced separately (split-K, docs/Design.md "Split K"):
+  /// each workgroup accumulates one segment into an FP32 workspace, and a
+  /// second launch adds the segments in ascending order. 1 = no split.
+  int64_t kSplits = 1;
 
   bool operator==(const KernelConfig &other) const;
   bool operator!=(const KernelConfig &other) const { return !(*this == other); }
@@ -98,6 +103,8 @@ struct KernelConfig {
   }
   /// Bytes of LDS the kernel allocates (every staged operand, every stage).
   int64_t ldsBytes() const;
+  /// True if the kernel splits the K reduction (two launches, a workspace).
+  bool splitsK() const { return kSplits > 1; }
   /// True if W is read from pre-packed MFMA panels.
   bool readsWeightPanels() const { return stageW == Staging::PackedRegisters; }
 };
@@ -119,8 +126,8 @@ ErrorMessage verifyConfig(const KernelConfig &config,
 /// Number of config fields and the name of field `i` in canonical order
 /// (tile_m, tile_n, tile_k, waves_m, waves_n, mfma, group_m, group_n,
 /// xcd_remap, stage_x, stage_w, stages, lds_layout, split, waves_per_eu,
-/// schedule).
-constexpr int kNumConfigFields = 16;
+/// schedule, k_splits).
+constexpr int kNumConfigFields = 17;
 std::string_view configFieldName(int field);
 /// Index of the field called `name`, or -1.
 int findConfigField(std::string_view name);

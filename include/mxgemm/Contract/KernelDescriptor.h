@@ -82,6 +82,10 @@ struct KernelDescriptor {
   WeightLayout wLayout = WeightLayout::RowMajor;
   ScaleLayout xScaleLayout = ScaleLayout::RowMajor;
   ScaleLayout wScaleLayout = ScaleLayout::RowMajor;
+  /// "none" (one segment, [0, K]), or a split-K kernel's segment
+  /// boundaries "0,b1,...,K" (contract::kSegmentBoundaries): the launches
+  /// are then phase 0 (partials into the workspace) and phase 1 (their
+  /// ascending FP32 sum into Y), on the same grid.
   std::string kSegments = std::string(kNoKSegments);
   KernelResources resources;
   /// File name of the code object beside the descriptor ("" if none).

@@ -14,6 +14,8 @@
 #include "mxgemm/Contract/KernelConfig.h"
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 namespace mxgemm::contract {
 
@@ -53,9 +55,24 @@ ErrorMessage validateProblem(const GemmProblem &problem);
 /// The rules that tie a config to a problem: K a multiple of tile_k unless
 /// both operands are loaded directly (a K tail is masked there); N a
 /// multiple of tile_n only for packed W panels (other kernels mask a
-/// partial last tile column).
+/// partial last tile column). A split-K config needs K to divide into
+/// k_splits segments of whole K tiles.
 ErrorMessage verifyProblemConfig(const GemmProblem &problem,
                                  const KernelConfig &config);
+
+/// The K segment boundaries [0, K / S, 2K / S, ..., K] of a verified
+/// problem and config (S = k_splits; [0, K] without a split): multiples of
+/// tile_k, hence of the K-step (docs/Design.md, "Split K: the segment
+/// rule").
+std::vector<int64_t> kSegmentBoundaries(const GemmProblem &problem,
+                                        const KernelConfig &config);
+
+/// Bytes of the FP32 workspace a split-K kernel needs for `m` rows
+/// (k_splits x M x N partials); 0 without a split; nothing if the size
+/// overflows or m is outside 1..kMaxM.
+std::optional<uint64_t> splitWorkspaceBytes(const GemmProblem &problem,
+                                            const KernelConfig &config,
+                                            int64_t m);
 
 } // namespace mxgemm::contract
 

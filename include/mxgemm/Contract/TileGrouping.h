@@ -119,6 +119,8 @@ struct TileGrid {
   int64_t groupM = 1, groupN = 0;
   bool xcdRemap = false;
   int64_t numXcds = 0;
+  /// Split-K segments: the grid repeats the tiles once per segment.
+  int64_t kSplits = 1;
 
   /// The grid of `config` for N = `n` on `target`.
   static TileGrid of(const KernelConfig &config, int64_t n,

@@ -37,7 +37,11 @@ struct GemmRunOptions {
 };
 
 struct GemmRunResult {
+  /// The launch; for a split-K kernel the first (phase 0), with the
+  /// second launch's checker findings appended.
   LaunchResult launch;
+  /// A split-K kernel's second launch (phase 1: the partials added).
+  std::optional<LaunchResult> reductionLaunch;
   numerics::GemmCheckResult check;
   uint64_t gridSize = 0;
   /// True if only some workgroups ran.

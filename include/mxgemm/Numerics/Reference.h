@@ -48,6 +48,12 @@ struct ReferenceOptions {
   /// K elements per MFMA step (64 for 32x32x64, 128 for 16x16x128); a
   /// multiple of 32. If K is not a multiple, the last step is shorter.
   int kStep = 64;
+  /// Split-K segment boundaries [0, b1, ..., K] (docs/Design.md, "Split
+  /// K: the segment rule"): each segment is accumulated from +0 by the step
+  /// rule, then the partials are added in ascending order in FP32 (nearest
+  /// even). Empty means one segment, [0, K]. Boundaries must be ascending
+  /// multiples of kStep.
+  std::vector<int64_t> kSegments;
   /// Worker threads; 0 means std::thread::hardware_concurrency().
   unsigned numThreads = 0;
 };

@@ -28,9 +28,12 @@ readGemmSidecar(llvm::StringRef path);
 /// Allocates X, Xs, W, Ws and Y for M rows in `memory` (contents zero: the
 /// kernels' addresses do not depend on the data) and fills the launch: the
 /// grid from the descriptor's TileGrid, the arguments at the descriptor's
-/// offsets.
+/// offsets. A split-K kernel (descriptor k_segments) runs twice: `phase`
+/// 0 computes the partials into its workspace (allocated here too), phase 1
+/// adds them; its time is the sum of both launches.
 llvm::Expected<Launch> prepareGemmLaunch(const contract::KernelDescriptor &d,
-                                         int64_t m, emu::DeviceMemory &memory);
+                                         int64_t m, emu::DeviceMemory &memory,
+                                         uint32_t phase = 0);
 
 } // namespace mxgemm::sim
 

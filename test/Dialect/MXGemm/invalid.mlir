@@ -120,6 +120,16 @@
 
 // -----
 
+// expected-error @+1 {{k_splits must be in 1..64, got 65}}
+#c = #mxgemm.config<k_splits = 65>
+
+// -----
+
+// expected-error @+1 {{k_splits = 2 needs stage_x = stage_w = direct}}
+#c = #mxgemm.config<stage_x = lds_async, stages = 2, k_splits = 2>
+
+// -----
+
 // expected-error @+1 {{waves_per_eu must be in 0..8, got 9}}
 #c = #mxgemm.config<waves_per_eu = 9>
 
@@ -462,5 +472,20 @@ func.func @staging_dynamic(%acc: vector<16xf32>, %y: memref<65536xbf16>,
       staging(%buf : memref<?x32x64xbf16, #gpu.address_space<workgroup>>)
       {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
        n = 256 : i64} : vector<16xf32>, memref<65536xbf16>
+  return
+}
+
+// -----
+
+func.func @k_not_split_multiple(%x: memref<?x384xf8E4M3FN>, %xs: memref<?x12xf8E8M0FNU>,
+                                %w: memref<64x384xf8E4M3FN>, %ws: memref<64x12xf8E8M0FNU>,
+                                %y: memref<?x64xbf16>) {
+  // Split-K segments are equal whole K tiles: 384 is 3 tiles of 128, not 2 x 2.
+  // expected-error @+1 {{K (384) must be a multiple of k_splits * tile_k (2 * 128) for split-K}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 128, k_splits = 2>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x384xf8E4M3FN>, memref<?x12xf8E8M0FNU>, memref<64x384xf8E4M3FN>,
+        memref<64x12xf8E8M0FNU> into memref<?x64xbf16>
   return
 }

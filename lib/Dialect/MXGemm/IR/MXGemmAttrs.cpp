@@ -96,12 +96,12 @@ Type mxgemm::getElementType(MLIRContext *ctx, contract::ElementType t) {
 //===----------------------------------------------------------------------===//
 
 ConfigAttr ConfigAttr::get(MLIRContext *ctx, const contract::KernelConfig &c) {
-  return ConfigAttr::get(ctx, c.tileM, c.tileN, c.tileK, c.wavesM, c.wavesN,
-                         fromContract(c.mfma), c.groupM, c.groupN, c.xcdRemap,
-                         static_cast<Staging>(c.stageX),
-                         static_cast<Staging>(c.stageW), c.stages,
-                         static_cast<LdsLayout>(c.ldsLayout), c.split,
-                         c.wavesPerEU, static_cast<Schedule>(c.schedule));
+  return ConfigAttr::get(
+      ctx, c.tileM, c.tileN, c.tileK, c.wavesM, c.wavesN, fromContract(c.mfma),
+      c.groupM, c.groupN, c.xcdRemap, static_cast<Staging>(c.stageX),
+      static_cast<Staging>(c.stageW), c.stages,
+      static_cast<LdsLayout>(c.ldsLayout), c.split, c.wavesPerEU,
+      static_cast<Schedule>(c.schedule), c.kSplits);
 }
 
 contract::KernelConfig ConfigAttr::getKernelConfig() const {
@@ -122,6 +122,7 @@ contract::KernelConfig ConfigAttr::getKernelConfig() const {
   c.split = getSplit();
   c.wavesPerEU = getWavesPerEU();
   c.schedule = static_cast<contract::Schedule>(getSchedule());
+  c.kSplits = getKSplits();
   return c;
 }
 
@@ -155,7 +156,8 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t groupM, int64_t groupN, bool xcdRemap,
                                  Staging stageX, Staging stageW, int64_t stages,
                                  LdsLayout ldsLayout, int64_t split,
-                                 int64_t wavesPerEU, Schedule schedule) {
+                                 int64_t wavesPerEU, Schedule schedule,
+                                 int64_t kSplits) {
   contract::KernelConfig c;
   c.tileM = tileM;
   c.tileN = tileN;
@@ -173,6 +175,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   c.split = split;
   c.wavesPerEU = wavesPerEU;
   c.schedule = static_cast<contract::Schedule>(schedule);
+  c.kSplits = kSplits;
   if (contract::ErrorMessage error = contract::verifyConfig(c, configTarget()))
     return emitError() << *error;
   return success();
@@ -226,7 +229,7 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
       fromContract(f.mfma), f.groupM, f.groupN, f.xcdRemap,
       static_cast<Staging>(f.stageX), static_cast<Staging>(f.stageW), f.stages,
       static_cast<LdsLayout>(f.ldsLayout), f.split, f.wavesPerEU,
-      static_cast<Schedule>(f.schedule));
+      static_cast<Schedule>(f.schedule), f.kSplits);
 }
 
 void ConfigAttr::print(AsmPrinter &printer) const {

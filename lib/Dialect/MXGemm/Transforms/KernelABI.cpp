@@ -40,8 +40,10 @@ KernelSignature mxgemm::getKernelSignature(MLIRContext *ctx,
       type = flat(problem.weightScaleRows() * problem.scaleColumns(), scale);
     else if (arg.name == contract::kArgY)
       type = flat(kRuntimeSizedExtent, yElem);
-    else if (arg.name == contract::kArgM)
+    else if (arg.name == contract::kArgM || arg.name == contract::kArgPhase)
       type = b.getI32Type();
+    else if (arg.name == contract::kArgWorkspace)
+      type = flat(kRuntimeSizedExtent, b.getF32Type());
     assert(type && "an argument of the contract has no IR type here");
     sig.argTypes.push_back(type);
   }

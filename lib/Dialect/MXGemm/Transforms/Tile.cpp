@@ -12,6 +12,7 @@
 #include "mxgemm/Target/TargetModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Debug.h"
@@ -61,6 +62,60 @@ struct MXGemmTilePass : public impl::MXGemmTileBase<MXGemmTilePass> {
   /// The target model of `chip`.
   const ::mxgemm::target::TargetModel *target = nullptr;
 };
+
+/// Phase 1 of a split-K kernel: the workgroups of segment 0 add, for every
+/// output of their tile inside M x N, the k_splits partials of the
+/// workspace in ascending segment order (one FP32 rounding per addition,
+/// docs/Design.md "Split K") and store the sum in Y's type. Threads walk
+/// the tile row by row, so a wave's loads and stores are contiguous.
+void buildSplitReduction(OpBuilder &b, Location loc, ConfigAttr config,
+                         ProgramTileOp tile, Value segment, Value m, int64_t n,
+                         Value work, Value y) {
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, segment, cst(0));
+  b.setInsertionPointToStart(
+      scf::IfOp::create(b, loc, isFirst, /*withElse=*/false).thenBlock());
+  const int64_t progTileM = config.getProgramTileM(), tileN = config.getTileN();
+  Value rowBase =
+      arith::MulIOp::create(b, loc, tile.getTileMIndex(), cst(progTileM));
+  Value colBase =
+      arith::MulIOp::create(b, loc, tile.getTileNIndex(), cst(tileN));
+  Value plane = arith::MulIOp::create(b, loc, m, cst(n));
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  // Only the tile's rows inside M (a decode tile holds a few).
+  Value rowsLeft = arith::SubIOp::create(b, loc, m, rowBase);
+  Value end = arith::MinUIOp::create(
+      b, loc, cst(progTileM * tileN),
+      arith::MulIOp::create(b, loc, rowsLeft, cst(tileN)));
+  auto loop =
+      scf::ForOp::create(b, loc, tid, end, cst(config.getWorkgroupSize()));
+  b.setInsertionPointToStart(loop.getBody());
+  Value e = loop.getInductionVar();
+  Value row = arith::AddIOp::create(
+      b, loc, rowBase, arith::DivUIOp::create(b, loc, e, cst(tileN)));
+  Value col = arith::AddIOp::create(
+      b, loc, colBase, arith::RemUIOp::create(b, loc, e, cst(tileN)));
+  Value inside =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, cst(n));
+  b.setInsertionPointToStart(
+      scf::IfOp::create(b, loc, inside, /*withElse=*/false).thenBlock());
+  Value index = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, row, cst(n)), col);
+  Value sum = memref::LoadOp::create(b, loc, work, ValueRange{index});
+  for (int64_t s = 1; s < config.getKSplits(); ++s) {
+    Value at = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, plane, cst(s)), index);
+    sum = arith::AddFOp::create(
+        b, loc, sum, memref::LoadOp::create(b, loc, work, ValueRange{at}));
+  }
+  Type outElem = cast<MemRefType>(y.getType()).getElementType();
+  if (outElem != sum.getType())
+    sum = arith::TruncFOp::create(b, loc, outElem, sum);
+  memref::StoreOp::create(b, loc, sum, y, ValueRange{index});
+}
 
 LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   auto func = op->getParentOfType<func::FuncOp>();
@@ -116,11 +171,19 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   };
   Value m = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), mI32);
   Value numTilesM = arith::CeilDivUIOp::create(b, loc, m, cst(progTileM));
+  const int64_t numTilesN = llvm::divideCeil(n, config.getTileN());
   Value pid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  // Split-K grids are segment-minor (contract::TileGrid::tileOrigin): the
+  // divisor is a constant, so no runtime division.
+  const int64_t splits = config.getKSplits();
+  Value segment;
+  if (splits > 1) {
+    segment = arith::RemUIOp::create(b, loc, pid, cst(splits));
+    pid = arith::DivUIOp::create(b, loc, pid, cst(splits));
+  }
   auto tile = ProgramTileOp::create(
       b, loc, b.getIndexType(), b.getIndexType(), pid, numTilesM,
-      b.getI64IntegerAttr(llvm::divideCeil(n, config.getTileN())),
-      b.getI64IntegerAttr(config.getGroupM()),
+      b.getI64IntegerAttr(numTilesN), b.getI64IntegerAttr(config.getGroupM()),
       b.getI64IntegerAttr(config.getGroupN()),
       b.getBoolAttr(config.getXcdRemap()),
       b.getI64IntegerAttr(target->numXcds));
@@ -138,29 +201,53 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   Value row0 = affine2(tile.getTileMIndex(), progTileM, waveRow, waveM);
   Value col0 = affine2(tile.getTileNIndex(), config.getTileN(), waveCol, waveN);
 
+  // Phase 0 of a split-K kernel: the K loop over this workgroup's segment
+  // (whole K tiles from kOrigin) into its FP32 plane of the workspace.
+  Value out = y, outRow0 = row0, outRows = m, kOrigin;
+  int64_t loopK = k;
+  if (splits > 1) {
+    Value work = body.getArgument(6), phase = body.getArgument(7);
+    Value isPartials = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, phase,
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+    auto phases = scf::IfOp::create(b, loc, isPartials, /*withElse=*/true);
+    b.setInsertionPointToStart(phases.elseBlock());
+    buildSplitReduction(b, loc, config, tile, segment, m, n, work, y);
+    b.setInsertionPointToStart(phases.thenBlock());
+    loopK = k / splits;
+    kOrigin = arith::MulIOp::create(b, loc, segment, cst(loopK));
+    Value planeRow0 = arith::MulIOp::create(b, loc, segment, m);
+    out = work;
+    outRow0 = arith::AddIOp::create(b, loc, planeRow0, row0);
+    outRows = arith::AddIOp::create(b, loc, planeRow0, m);
+  }
   auto accType = VectorType::get({accSize}, b.getF32Type());
   Value zero = arith::ConstantOp::create(
       b, loc, accType, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
-  auto kLoop = scf::ForOp::create(b, loc, cst(0), cst(k),
+  auto kLoop = scf::ForOp::create(b, loc, cst(0), cst(loopK),
                                   cst(config.getTileK()), ValueRange{zero});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value acc = kLoop.getRegionIterArgs()[0];
+    Value k0 = kLoop.getInductionVar();
+    if (kOrigin)
+      k0 = arith::AddIOp::create(b, loc, kOrigin, k0);
     Value next = WaveMmaOp::create(
-        b, loc, accType, x, xs, w, ws, acc, row0, col0, kLoop.getInductionVar(),
-        m, /*x_tile=*/Value(), /*w_tile=*/Value(), /*xor_swizzle=*/UnitAttr(),
+        b, loc, accType, x, xs, w, ws, acc, row0, col0, k0, m,
+        /*x_tile=*/Value(), /*w_tile=*/Value(), /*xor_swizzle=*/UnitAttr(),
         /*w_panels=*/UnitAttr(), /*pingpong_pending=*/IntegerAttr(),
         MfmaShapeAttr::get(ctx, config.getMfma()), b.getI64IntegerAttr(waveM),
         b.getI64IntegerAttr(waveN), b.getI64IntegerAttr(config.getTileK()),
         b.getI64IntegerAttr(k), op.getWScaleAttr());
     scf::YieldOp::create(b, loc, next);
   }
-  StoreTileOp::create(b, loc, kLoop.getResult(0), y, row0, col0, m,
+  StoreTileOp::create(b, loc, kLoop.getResult(0), out, outRow0, col0, outRows,
                       /*staging=*/Value(),
                       MfmaShapeAttr::get(ctx, config.getMfma()),
                       b.getI64IntegerAttr(waveM), b.getI64IntegerAttr(waveN),
                       b.getI64IntegerAttr(n));
+  b.setInsertionPointToEnd(&body);
   gpu::ReturnOp::create(b, loc);
   func.erase();
   return success();

@@ -110,6 +110,7 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     | `split` | independent programs per logical tile along M [1] |
     | `waves_per_eu` | occupancy hint, 0 = none [0] |
     | `schedule` | `default`, `interleave` or `pingpong` (8 waves, two per SIMD, taking turns between LDS reads and MFMAs) [default] |
+    | `k_splits` | split-K: K segments accumulated by separate workgroups into an FP32 workspace and added in ascending order by a second launch; direct loads only [1] |
 
     Example (the `wq_b` plan of the case table):
 
@@ -127,7 +128,7 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     "::mxgemm::Staging":$stageX, "::mxgemm::Staging":$stageW,
     "int64_t":$stages, "::mxgemm::LdsLayout":$ldsLayout,
     "int64_t":$split, "int64_t":$wavesPerEU,
-    "::mxgemm::Schedule":$schedule);
+    "::mxgemm::Schedule":$schedule, "int64_t":$kSplits);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -36,6 +36,16 @@ def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
     N and K must be multiples of `tile_n` / `tile_k` (the op verifier
     rejects the rest).
 
+    Split-K (`k_splits = S > 1`, direct loads): two more arguments, `Work`
+    (an FP32 workspace of S x M x N) and `Phase : i32`, and S times the
+    grid, segment-minor. Phase 0: workgroup `t * S + s` runs the K loop
+    over segment `[s K / S, (s + 1) K / S)` of tile t from zero and stores
+    its FP32 partial into plane s of `Work`. Phase 1 (a second launch on
+    the same grid): the workgroups of segment 0 add the S partials of their
+    tile in ascending order and store the sum in Y's type; the others
+    return at once. The order of every addition is fixed, so the result is
+    reproducible bit for bit (docs/Design.md, "Split K").
+
     Example: `mxgemm-opt --mxgemm-tile examples/wq_b.mlir`.
   }];
   let statistics = [
@@ -44,6 +54,7 @@ def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::vector::VectorDialect"];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx950\"",
