@@ -1,7 +1,7 @@
 """Tuning data loaded at run time (Context.load_library, the C API's
 mxgemm_context_load_library): a directory in the layout `mxgemm-tune
 --export` writes, assembled from the embedded fused_qkv kernel with an M
-range (1..16384) below the embedded one (8193..16384)."""
+range (1..100000) above the embedded ones (1..65536)."""
 
 import hashlib
 import json
@@ -16,7 +16,7 @@ from conftest import facade_path
 REPO = os.path.join(os.path.dirname(__file__), "..", "..")
 
 
-def _export(directory, m_range=(1, 16384)):
+def _export(directory, m_range=(1, 100000)):
     """Writes the directory; returns it."""
     code = mxgemm.kernel_code_object("fused_qkv")
     descriptor = mxgemm.kernel_descriptor("fused_qkv")
@@ -51,15 +51,15 @@ def test_loaded_library_serves_its_keys(tmp_path):
         pytest.skip("HIP facade not built")
     directory = _export(tmp_path / "lib")
     ctx = mxgemm.Context(hip_library=facade_path())
-    before = mxgemm.plan(300, 1792, 5120, ctx=ctx, w_layout="mfma_panels")
+    before = mxgemm.plan(70000, 1792, 5120, ctx=ctx, w_layout="mfma_panels")
     assert not before.eligible and before.reason == "M_OUT_OF_RANGE"
     assert before.kind == "none"
     assert mxgemm.plan(8193, 1792, 5120, ctx=ctx,
                        w_layout="mfma_panels").kind == "embedded"
     ctx.load_library(directory)
-    after = mxgemm.plan(300, 1792, 5120, ctx=ctx, w_layout="mfma_panels")
+    after = mxgemm.plan(70000, 1792, 5120, ctx=ctx, w_layout="mfma_panels")
     assert after.eligible and after.kind == "library"
-    assert after.entry == "fused_qkv" and after.m_range == (1, 16384)
+    assert after.entry == "fused_qkv" and after.m_range == (1, 100000)
 
 
 def test_refused_library_leaves_the_context_as_it_was(tmp_path):
@@ -70,7 +70,7 @@ def test_refused_library_leaves_the_context_as_it_was(tmp_path):
     ctx = mxgemm.Context(hip_library=facade_path())
     with pytest.raises(mxgemm.InvalidArgument, match="writable by others"):
         ctx.load_library(directory)
-    assert mxgemm.plan(300, 1792, 5120, ctx=ctx,
+    assert mxgemm.plan(70000, 1792, 5120, ctx=ctx,
                        w_layout="mfma_panels").reason == "M_OUT_OF_RANGE"
     os.chmod(directory, 0o755)
     with open(os.path.join(directory, "k.hsaco"), "r+b") as f:
@@ -78,7 +78,7 @@ def test_refused_library_leaves_the_context_as_it_was(tmp_path):
         f.write(b"\xff")
     with pytest.raises(mxgemm.InvalidArgument, match="the manifest says"):
         ctx.load_library(directory)
-    assert mxgemm.plan(300, 1792, 5120, ctx=ctx,
+    assert mxgemm.plan(70000, 1792, 5120, ctx=ctx,
                        w_layout="mfma_panels").kind == "none"
 
 

@@ -2,8 +2,8 @@
 //
 // A directory in the layout `mxgemm-tune --export` writes, assembled from
 // the embedded fused_qkv kernel (code object and descriptor) with a tuning
-// database whose M range (1..16384) reaches below the embedded one
-// (8193..16384): a query at M = 300 shows which kind served it. What must
+// database whose M range (1..100000) reaches above the embedded ones
+// (1..65536): a query at M = 70000 shows which kind served it. What must
 // be refused, with the context left as it was (a corrupted code object, a
 // hash that is not the manifest's or the descriptor's, another chip, a
 // directory or file others can write, a symbolic link); precedence over
@@ -35,7 +35,7 @@ struct Export {
   std::vector<uint8_t> code;
   std::string descriptor, database, manifest;
   std::string sha;
-  int64_t mMin = 1, mMax = 16384;
+  int64_t mMin = 1, mMax = 100000;
   /// Directories written, removed with the object.
   mutable std::vector<std::string> written;
 
@@ -126,16 +126,20 @@ mxgemm_plan planAt(mxgemm_context *ctx, int64_t m) {
   return plan;
 }
 
+/// M above every embedded range of the key (1..65536), inside the loaded
+/// one.
+constexpr int64_t kAboveEmbedded = 70000;
+
 /// The load is refused with `status` and a message containing `what`, and
-/// the context still dispatches as before (embedded only: M = 300 is out
-/// of range).
+/// the context still dispatches as before (embedded only: kAboveEmbedded
+/// is out of range).
 void expectRefused(const std::string &dir, const std::string &what,
                    mxgemm_status status = MXGEMM_STATUS_INVALID_ARGUMENT) {
   Context c;
   EXPECT_EQ(mxgemm_context_load_library(c.ctx, dir.c_str()), status);
   EXPECT_NE(std::string(mxgemm_last_error()).find(what), std::string::npos)
       << mxgemm_last_error();
-  mxgemm_plan plan = planAt(c.ctx, 300);
+  mxgemm_plan plan = planAt(c.ctx, kAboveEmbedded);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_M_OUT_OF_RANGE) << plan.message;
   EXPECT_EQ(plan.kind, MXGEMM_PLAN_KIND_NONE);
   EXPECT_EQ(planAt(c.ctx, 8193).kind, MXGEMM_PLAN_KIND_EMBEDDED);
@@ -154,16 +158,18 @@ TEST(LoadedLibrary, TakesPrecedenceOverTheEmbeddedEntry) {
   Export e;
   std::string dir = e.write("good");
   Context c;
-  EXPECT_EQ(planAt(c.ctx, 300).reason, MXGEMM_REASON_M_OUT_OF_RANGE);
+  EXPECT_EQ(planAt(c.ctx, kAboveEmbedded).reason,
+            MXGEMM_REASON_M_OUT_OF_RANGE);
+  EXPECT_EQ(planAt(c.ctx, 300).kind, MXGEMM_PLAN_KIND_EMBEDDED);
   ASSERT_EQ(mxgemm_context_load_library(c.ctx, dir.c_str()), MXGEMM_STATUS_OK)
       << mxgemm_last_error();
-  for (int64_t m : {int64_t(300), int64_t(8193)}) {
+  for (int64_t m : {int64_t(300), int64_t(8193), kAboveEmbedded}) {
     mxgemm_plan plan = planAt(c.ctx, m);
     EXPECT_EQ(plan.status, MXGEMM_STATUS_OK) << plan.message;
     EXPECT_EQ(plan.kind, MXGEMM_PLAN_KIND_LIBRARY);
     EXPECT_STREQ(plan.entry, "fused_qkv");
     EXPECT_EQ(plan.m_min, 1);
-    EXPECT_EQ(plan.m_max, 16384);
+    EXPECT_EQ(plan.m_max, 100000);
   }
   // Another key stays embedded; another context sees nothing loaded.
   mxgemm_problem p;
@@ -172,7 +178,8 @@ TEST(LoadedLibrary, TakesPrecedenceOverTheEmbeddedEntry) {
   ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_OK) << plan.message;
   EXPECT_EQ(plan.kind, MXGEMM_PLAN_KIND_EMBEDDED);
   Context other;
-  EXPECT_EQ(planAt(other.ctx, 300).reason, MXGEMM_REASON_M_OUT_OF_RANGE);
+  EXPECT_EQ(planAt(other.ctx, kAboveEmbedded).reason,
+            MXGEMM_REASON_M_OUT_OF_RANGE);
 
   // A second directory with a narrower range replaces the key's entries.
   Export narrow;
@@ -195,7 +202,8 @@ TEST(LoadedLibrary, GemmThroughALoadedEntryMatchesReference) {
   Context c;
   ASSERT_EQ(mxgemm_context_load_library(c.ctx, dir.c_str()), MXGEMM_STATUS_OK)
       << mxgemm_last_error();
-  // M = 300 only the loaded entry serves: first and last workgroups (the
+  // The loaded entry replaces the key's embedded ones (M = 300 is the
+  // embedded fused_qkv_m257_1024's range): first and last workgroups (the
   // last in the partial tile row).
   Problem prob(300, 1792, 5120, 11);
   mxgemm_plan plan = planAt(c.ctx, 300);
@@ -239,7 +247,7 @@ TEST(LoadedLibrary, WrongChipIsRefused) {
 TEST(LoadedLibrary, ManifestMustMatchTheDatabase) {
   REQUIRE_FACADE();
   Export e;
-  e.manifest = replaced(e.manifest, "[1, 16384]", "[1, 16383]");
+  e.manifest = replaced(e.manifest, "[1, 100000]", "[1, 99999]");
   expectRefused(e.write("range"), "does not match db.json");
   Export v;
   v.manifest = replaced(v.manifest, "\"version\": 1", "\"version\": 2");
