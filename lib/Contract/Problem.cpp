@@ -259,10 +259,11 @@ TileGrid::tileOrigin(int64_t workgroup, int64_t m) const {
     return std::nullopt;
   IntegerTileArith arith;
   const int64_t tilesM = (m + programTileM - 1) / programTileM;
-  // Split-K grids are segment-minor: workgroup w computes segment
-  // w % k_splits of tile w / k_splits (a constant divisor in the kernel).
+  // Split-K grids are 2-D: x is the tile, y the K segment; flat id w is
+  // x + y * tiles.
+  const int64_t tiles = *count / kSplits;
   auto [tileM, tileCol] =
-      mapProgramToTile(arith, workgroup / kSplits, tilesM, numTilesN, groupM,
+      mapProgramToTile(arith, workgroup % tiles, tilesM, numTilesN, groupM,
                        groupN, xcdRemap, numXcds);
   return std::make_pair(tileM * programTileM, tileCol * tileN);
 }

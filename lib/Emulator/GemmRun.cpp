@@ -42,15 +42,15 @@ mxgemm::emu::runGemm(const CodeObject &object,
   GemmRunResult result;
   result.gridSize = uint64_t(*numWorkgroups);
   LaunchConfig config = options.launch;
-  config.grid[0] = uint32_t(*numWorkgroups);
-  config.grid[1] = config.grid[2] = 1;
+  // A split-K grid is 2-D: x the tile, y the K segment.
+  const uint64_t splits = uint64_t(d.grid.kSplits);
+  const uint64_t tiles = result.gridSize / splits;
+  config.grid[0] = uint32_t(tiles);
+  config.grid[1] = uint32_t(splits);
+  config.grid[2] = 1;
   config.workgroup[0] = uint32_t(d.workgroupSize);
   config.workgroup[1] = config.workgroup[2] = 1;
   config.workgroupsToRun = options.workgroups;
-  // A split-K grid runs each tile once per K segment, segment-minor:
-  // workgroup w is segment w % splits of tile w / splits.
-  const uint64_t splits = uint64_t(d.grid.kSplits);
-  const uint64_t tiles = result.gridSize / splits;
   if (config.workgroupsToRun.empty() && options.sample) {
     // M-edge programs are those of the last tile row, at its first, middle
     // and last N tile (N edges and a typical column).
@@ -59,20 +59,18 @@ mxgemm::emu::runGemm(const CodeObject &object,
     const int64_t midCol = d.grid.numTilesN / 2 * d.grid.tileN;
     config.workgroupsToRun =
         sampleWorkgroups(tiles, options.sample, [&](uint64_t tile) {
-          auto origin = d.grid.tileOrigin(int64_t(tile * splits), m);
+          auto origin = d.grid.tileOrigin(int64_t(tile), m);
           return origin && origin->first == lastRow &&
                  (origin->second == 0 || origin->second == midCol ||
                   origin->second == lastCol);
         });
   }
-  // Every segment of a sampled tile runs, or its sum would be incomplete
-  // (sampled ids are tiles; explicit ones are workgroups).
+  // Every segment of a sampled tile runs, or its sum would be incomplete.
   if (splits > 1 && !config.workgroupsToRun.empty()) {
-    const bool byTile = options.workgroups.empty();
     std::vector<uint64_t> all;
     for (uint64_t id : config.workgroupsToRun)
       for (uint64_t s = 0; s < splits; ++s)
-        all.push_back((byTile ? id : id / splits) * splits + s);
+        all.push_back(id % tiles + s * tiles);
     std::sort(all.begin(), all.end());
     all.erase(std::unique(all.begin(), all.end()), all.end());
     config.workgroupsToRun = std::move(all);

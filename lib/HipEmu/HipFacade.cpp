@@ -379,6 +379,29 @@ MXGEMM_HIP_EXPORT hipError_t hipFree(void *ptr) {
   return hipSuccess;
 }
 
+// The facade runs every launch when it is issued, so stream order is
+// program order and the stream-ordered allocator is the plain one.
+MXGEMM_HIP_EXPORT hipError_t hipMallocAsync(void **ptr, size_t size,
+                                            hipStream_t stream) {
+  {
+    FacadeState &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!validStream(s, stream))
+      return result(hipErrorInvalidHandle);
+  }
+  return hipMalloc(ptr, size);
+}
+
+MXGEMM_HIP_EXPORT hipError_t hipFreeAsync(void *ptr, hipStream_t stream) {
+  {
+    FacadeState &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!validStream(s, stream))
+      return result(hipErrorInvalidHandle);
+  }
+  return hipFree(ptr);
+}
+
 MXGEMM_HIP_EXPORT hipError_t hipMemcpy(void *dst, const void *src,
                                        size_t sizeBytes, hipMemcpyKind kind) {
   return result(copy(dst, src, sizeBytes, kind));

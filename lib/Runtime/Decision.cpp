@@ -162,7 +162,8 @@ mxgemm_status runtime::computeGrid(Decision &d, int64_t m,
         << int64_t(UINT32_MAX) << ")";
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
-  d.gridX = uint32_t(*grid);
+  d.gridY = uint32_t(d.descriptor->grid.kSplits);
+  d.gridX = uint32_t(*grid / d.gridY);
   return MXGEMM_STATUS_OK;
 }
 
@@ -175,6 +176,30 @@ mxgemm_status runtime::launch(Context &ctx, const Decision &d,
   using Source = ArgumentPacking::Source;
   alignas(16) unsigned char args[ArgumentPacking::kMaxBytes] = {};
   const ArgumentPacking &packing = *d.packing;
+  // Split-K: an FP32 workspace of k_splits x M x N, allocated and freed in
+  // stream order around the two launches (docs/Runtime.md, "Split-K").
+  void *workspace = nullptr;
+  if (packing.splitK && !ctx.options.dry_run) {
+    std::optional<uint64_t> bytes = contract::splitWorkspaceBytes(
+        d.descriptor->problem, d.descriptor->config, p.m);
+    if (!bytes || *bytes > uint64_t(SIZE_MAX)) {
+      msg << "the split-K workspace for M = " << p.m
+          << " does not fit the address space";
+      return MXGEMM_STATUS_INVALID_ARGUMENT;
+    }
+    if (!ctx.hip.hipMallocAsync) {
+      msg << "the kernel splits K and needs a workspace, but the HIP library "
+             "has no hipMallocAsync / hipFreeAsync (HIP 5.2 or later)";
+      return MXGEMM_STATUS_HIP_ERROR;
+    }
+    hipError_t e = ctx.hip.hipMallocAsync(&workspace, size_t(*bytes), stream);
+    if (e != hipSuccess) {
+      msg << "hipMallocAsync of the " << int64_t(*bytes)
+          << "-byte split-K workspace: " << ctx.hip.describe(e);
+      return MXGEMM_STATUS_HIP_ERROR;
+    }
+  }
+  const ArgumentPacking::Slot *phaseSlot = nullptr;
   for (uint32_t i = 0; i < packing.count; ++i) {
     const ArgumentPacking::Slot &slot = packing.slots[i];
     uint64_t value = 0;
@@ -197,6 +222,13 @@ mxgemm_status runtime::launch(Context &ctx, const Decision &d,
     case Source::M:
       value = uint64_t(p.m); // 1..2^31-1: checked by computeGrid
       break;
+    case Source::Workspace:
+      value = reinterpret_cast<uintptr_t>(workspace);
+      break;
+    case Source::Phase:
+      value = 0;
+      phaseSlot = &slot;
+      break;
     }
     std::memcpy(args + slot.offset, &value, slot.size); // little-endian
   }
@@ -208,8 +240,26 @@ mxgemm_status runtime::launch(Context &ctx, const Decision &d,
   // The kernels' LDS is static (the code object's group segment); passing
   // it again as dynamic shared memory would double it.
   hipError_t e = ctx.hip.hipModuleLaunchKernel(
-      d.function, d.gridX, 1, 1, uint32_t(d.descriptor->workgroupSize), 1, 1,
+      d.function, d.gridX, d.gridY, 1, uint32_t(d.descriptor->workgroupSize), 1,
+      1,
       /*sharedMemBytes=*/0, stream, nullptr, extra);
+  // Split-K's second launch adds the partials; HIP copies the argument
+  // buffer at launch, so it can be rewritten.
+  if (e == hipSuccess && phaseSlot) {
+    const uint32_t one = 1;
+    std::memcpy(args + phaseSlot->offset, &one, 4);
+    e = ctx.hip.hipModuleLaunchKernel(
+        d.function, d.gridX, d.gridY, 1, uint32_t(d.descriptor->workgroupSize),
+        1, 1, /*sharedMemBytes=*/0, stream, nullptr, extra);
+  }
+  if (workspace) {
+    hipError_t freed = ctx.hip.hipFreeAsync(workspace, stream);
+    if (e == hipSuccess && freed != hipSuccess) {
+      msg << "hipFreeAsync of the split-K workspace: "
+          << ctx.hip.describe(freed);
+      return MXGEMM_STATUS_HIP_ERROR;
+    }
+  }
   if (e == hipSuccess)
     return MXGEMM_STATUS_OK;
   msg << "hipModuleLaunchKernel: " << ctx.hip.describe(e);
@@ -233,7 +283,8 @@ void runtime::fillPlan(mxgemm_plan *plan, mxgemm_status status,
   plan->config = d.config;
   plan->note = d.note;
   plan->grid_x = d.gridX;
-  plan->grid_y = plan->grid_z = 1;
+  plan->grid_y = d.gridY; // split-K segments
+  plan->grid_z = 1;
   plan->block_x = k ? uint32_t(k->workgroupSize) : 0;
   plan->block_y = plan->block_z = 1;
   plan->lds_bytes = 0;

@@ -46,6 +46,15 @@ bool HipLibrary::load(const char *path, std::string &error) {
             resolve(h, "hipStreamSynchronize", hipStreamSynchronize, error) &&
             resolve(h, "hipDeviceSynchronize", hipDeviceSynchronize, error) &&
             resolve(h, "hipGetErrorString", hipGetErrorString, error);
+  if (ok) {
+    // Optional: only split-K kernels need them.
+    hipMallocAsync =
+        reinterpret_cast<decltype(hipMallocAsync)>(dlsym(h, "hipMallocAsync"));
+    hipFreeAsync =
+        reinterpret_cast<decltype(hipFreeAsync)>(dlsym(h, "hipFreeAsync"));
+    if (!hipMallocAsync || !hipFreeAsync)
+      hipMallocAsync = nullptr, hipFreeAsync = nullptr;
+  }
   if (!ok) {
     error = std::string(path) + ": " + error;
     dlclose(h);

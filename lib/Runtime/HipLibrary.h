@@ -59,6 +59,10 @@ struct HipLibrary {
   hipError_t (*hipStreamSynchronize)(hipStream_t) = nullptr;
   hipError_t (*hipDeviceSynchronize)() = nullptr;
   const char *(*hipGetErrorString)(hipError_t) = nullptr;
+  /// Stream-ordered allocation (HIP 5.2+), for split-K workspaces; null
+  /// when the library lacks them (split-K kernels are then not eligible).
+  hipError_t (*hipMallocAsync)(void **, size_t, hipStream_t) = nullptr;
+  hipError_t (*hipFreeAsync)(void *, hipStream_t) = nullptr;
 
   /// dlopens `path` and resolves every entry point; on failure returns false
   /// with the reason in `error` (and leaves nothing open).

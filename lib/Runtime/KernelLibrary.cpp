@@ -82,11 +82,6 @@ contract::ErrorMessage
 ArgumentPacking::build(const contract::KernelDescriptor &d,
                        ArgumentPacking &out) {
   out = ArgumentPacking();
-  if (d.config.splitsK())
-    return "the kernel splits K (k_splits = " +
-           std::to_string(d.config.kSplits) +
-           "): it needs an FP32 workspace and two launches, which this "
-           "runtime does not perform yet";
   const int64_t bytes = d.resources.kernargSegmentBytes;
   if (bytes < 0 || bytes > kMaxBytes)
     return "the kernarg segment (" + std::to_string(bytes) +
@@ -102,14 +97,17 @@ ArgumentPacking::build(const contract::KernelDescriptor &d,
                {contract::kArgW, Source::W, 8},
                {contract::kArgWScales, Source::WScales, 8},
                {contract::kArgY, Source::Y, 8},
-               {contract::kArgM, Source::M, 4}};
+               {contract::kArgM, Source::M, 4},
+               {contract::kArgWorkspace, Source::Workspace, 8},
+               {contract::kArgPhase, Source::Phase, 4}};
   for (const contract::KernelArgument &a : d.arguments) {
     const auto *k =
         std::find_if(std::begin(known), std::end(known),
                      [&](const auto &k) { return k.name == a.name; });
     if (k == std::end(known))
       return "kernel argument '" + a.name +
-             "' is not one this runtime passes (X, Xs, W, Ws, Y, M)";
+             "' is not one this runtime passes (X, Xs, W, Ws, Y, M, Work, "
+             "Phase)";
     if (a.size != k->size || uint64_t(a.offset) + a.size > uint64_t(bytes))
       return "kernel argument '" + a.name + "' (offset " +
              std::to_string(a.offset) + ", " + std::to_string(a.size) +
@@ -120,6 +118,13 @@ ArgumentPacking::build(const contract::KernelDescriptor &d,
       return "the kernel has more arguments than this runtime passes";
     out.slots[out.count++] = {k->source, a.offset, a.size};
   }
+  const bool hasWork = d.findArgument(contract::kArgWorkspace),
+             hasPhase = d.findArgument(contract::kArgPhase);
+  if (hasWork != d.config.splitsK() || hasPhase != d.config.splitsK())
+    return std::string("the kernel's Work and Phase arguments do not match "
+                       "its k_splits (") +
+           std::to_string(d.config.kSplits) + ")";
+  out.splitK = d.config.splitsK();
   return std::nullopt;
 }
 

@@ -42,7 +42,16 @@ constexpr DispatchKey makeDispatchKey(int64_t n, int64_t k, mxgemm_dtype x,
 struct ArgumentPacking {
   /// Largest kernarg segment the launch path packs (on the stack).
   static constexpr uint32_t kMaxBytes = 256;
-  enum class Source : uint8_t { X, XScales, W, WScales, Y, M };
+  enum class Source : uint8_t {
+    X,
+    XScales,
+    W,
+    WScales,
+    Y,
+    M,
+    Workspace,
+    Phase
+  };
   struct Slot {
     Source source = Source::X;
     uint32_t offset = 0, size = 0;
@@ -51,6 +60,9 @@ struct ArgumentPacking {
   uint32_t count = 0;
   /// The kernarg segment size (the code object's kernarg_segment_bytes).
   uint32_t bytes = 0;
+  /// Split-K: the kernel takes a workspace and is launched twice (Phase 0
+  /// then 1).
+  bool splitK = false;
 
   /// The packing of `descriptor`'s arguments, or why this runtime cannot
   /// pass them (an argument it does not know, one outside the segment, a

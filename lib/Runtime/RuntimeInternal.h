@@ -256,7 +256,8 @@ struct Decision {
   hipFunction_t function = nullptr;
   const char *entry = "", *kernel = "", *config = "", *note = "";
   int64_t mMin = 0, mMax = 0;
-  uint32_t gridX = 0;
+  /// Workgroups: x the tiles, y the split-K segments (1 without).
+  uint32_t gridX = 0, gridY = 1;
   mxgemm_plan_kind kind = MXGEMM_PLAN_KIND_NONE;
   /// The W layout of the kernel, known (and reported) even when the
   /// problem is not eligible because it passes the other layout.
@@ -276,7 +277,7 @@ mxgemm_status checkDevice(Context &ctx, mxgemm_reason &reason,
 /// Rule 12: the five pointers are 16-byte aligned.
 mxgemm_status checkAlignment(const mxgemm_tensors &t, mxgemm_reason &reason,
                              MessageBuilder &msg);
-/// The grid of `d.descriptor` for M rows into d.gridX.
+/// The grid of `d.descriptor` for M rows into d.gridX and d.gridY.
 mxgemm_status computeGrid(Decision &d, int64_t m, MessageBuilder &msg);
 /// Packs the arguments (d.packing) and launches (unless the context is a
 /// dry run) on `stream`.

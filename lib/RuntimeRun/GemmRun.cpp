@@ -132,6 +132,9 @@ RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
   r.workgroups.assign(chosen.begin(), chosen.end());
   nx::GemmCheckOptions checkOptions;
   checkOptions.reference.kStep = int(plan.k_step);
+  if (d.config.splitsK())
+    checkOptions.reference.kSegments =
+        contract::kSegmentBoundaries(d.problem, d.config);
   std::string list;
   for (uint32_t g : r.workgroups) {
     int64_t row, col;
@@ -143,7 +146,10 @@ RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
     const int64_t colEnd = std::min<int64_t>(col + plan.tile_n, p.n);
     checkOptions.expected.push_back({row, rowEnd, col, colEnd});
     r.expected += uint64_t(rowEnd - row) * uint64_t(colEnd - col);
-    list += (list.empty() ? "" : ",") + std::to_string(g);
+    // Every K segment of the tile (grid y) runs, or its sum is partial.
+    for (uint64_t seg = 0; seg < plan.grid_y; ++seg)
+      list += (list.empty() ? "" : ",") +
+              std::to_string(uint64_t(g) + seg * plan.grid_x);
   }
 
   // Random MX operands with a different scale per block.
@@ -297,6 +303,8 @@ std::string runtime::describeRun(const RunResult &r,
   os << "verify: " << r.workgroups.size() << " workgroups, " << r.check.compared
      << " elements, " << r.check.mismatches
      << " mismatches (bit-exact vs the CPU reference, k_step " << plan.k_step
+     << (plan.grid_y > 1 ? ", " + std::to_string(plan.grid_y) + " K segments"
+                         : std::string())
      << "), " << r.check.stray << " stray: " << (r.verified() ? "OK" : "FAIL")
      << "\n";
   return os.str();

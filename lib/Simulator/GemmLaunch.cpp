@@ -54,7 +54,9 @@ mxgemm::sim::prepareGemmLaunch(const contract::KernelDescriptor &d, int64_t m,
                                contract::kArgW, contract::kArgWScales,
                                contract::kArgY};
   Launch l;
-  l.grid[0] = uint32_t(*workgroups);
+  // Split-K: x the tiles, y the K segments.
+  l.grid[0] = uint32_t(*workgroups / d.grid.kSplits);
+  l.grid[1] = uint32_t(d.grid.kSplits);
   l.workgroup[0] = uint32_t(d.workgroupSize);
   auto put = [&](uint32_t off, const void *v, size_t n) {
     if (l.kernargs.size() < off + n)

@@ -119,7 +119,7 @@ struct TileGrid {
   int64_t groupM = 1, groupN = 0;
   bool xcdRemap = false;
   int64_t numXcds = 0;
-  /// Split-K segments: the grid repeats the tiles once per segment.
+  /// Split-K segments: the grid's y dimension (x is the tile).
   int64_t kSplits = 1;
 
   /// The grid of `config` for N = `n` on `target`.
@@ -131,11 +131,13 @@ struct TileGrid {
   bool isValid() const;
   /// Why the fields cannot describe a grid, or nothing.
   ErrorMessage validate() const;
-  /// Workgroups for `m` rows; nothing if the grid is invalid, m < 1, m
+  /// Workgroups for `m` rows, all dimensions (x tiles times y = k_splits
+  /// segments); nothing if the grid is invalid, m < 1, m
   /// exceeds the kernel's i32 M argument or the count exceeds UINT32_MAX
   /// (HIP grid dimensions are 32-bit).
   std::optional<int64_t> numWorkgroups(int64_t m) const;
-  /// First output row and column of workgroup `workgroup` for `m` rows;
+  /// First output row and column of workgroup `workgroup` (the flat id,
+  /// x + y * tiles) for `m` rows;
   /// nothing where numWorkgroups is nothing or workgroup is past the grid.
   std::optional<std::pair<int64_t, int64_t>> tileOrigin(int64_t workgroup,
                                                         int64_t m) const;

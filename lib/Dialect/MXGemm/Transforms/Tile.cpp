@@ -173,14 +173,11 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   Value numTilesM = arith::CeilDivUIOp::create(b, loc, m, cst(progTileM));
   const int64_t numTilesN = llvm::divideCeil(n, config.getTileN());
   Value pid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  // Split-K grids are segment-minor (contract::TileGrid::tileOrigin): the
-  // divisor is a constant, so no runtime division.
+  // Split-K grids are 2-D: workgroup id y is the K segment.
   const int64_t splits = config.getKSplits();
   Value segment;
-  if (splits > 1) {
-    segment = arith::RemUIOp::create(b, loc, pid, cst(splits));
-    pid = arith::DivUIOp::create(b, loc, pid, cst(splits));
-  }
+  if (splits > 1)
+    segment = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   auto tile = ProgramTileOp::create(
       b, loc, b.getIndexType(), b.getIndexType(), pid, numTilesM,
       b.getI64IntegerAttr(numTilesN), b.getI64IntegerAttr(config.getGroupM()),

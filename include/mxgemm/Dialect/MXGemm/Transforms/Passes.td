@@ -37,8 +37,8 @@ def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
     rejects the rest).
 
     Split-K (`k_splits = S > 1`, direct loads): two more arguments, `Work`
-    (an FP32 workspace of S x M x N) and `Phase : i32`, and S times the
-    grid, segment-minor. Phase 0: workgroup `t * S + s` runs the K loop
+    (an FP32 workspace of S x M x N) and `Phase : i32`, and a 2-D grid
+    (y = S segments). Phase 0: workgroup (t, s) runs the K loop
     over segment `[s K / S, (s + 1) K / S)` of tile t from zero and stores
     its FP32 partial into plane s of `Work`. Phase 1 (a second launch on
     the same grid): the workgroups of segment 0 add the S partials of their
