@@ -9,7 +9,8 @@ sustained clock and keeps the fastest. Every time is a PREDICTION.
 mxgemm-tune's search space (lib/Tuner/SearchSpace.cpp) has no tile_m or
 tile_n below 64 and no tile_k above 256, so it cannot reach the decode
 structures; this script enumerates them instead (docs/Tuning.md, "Entries
-per M bucket").
+per M bucket"), with split-K variants (k_splits 2 and 4) of the row-major
+decode tiles.
 
 The bucket 8193..16384 keeps the database's entry (the qualified kernels).
 Buckets up to --full-up-to are judged with full simulations; larger ones
@@ -60,6 +61,12 @@ def row_major_candidates(n, k, m):
         for tm, tn, wm, wn in shapes:
             for tk in tks:
                 out.append(tile(tm, tn, tk, wm, wn))
+                # Split-K (two launches, an FP32 workspace) when N alone
+                # gives too few workgroups to stream W from every CU.
+                for splits in (2, 4):
+                    if k % (splits * tk) == 0 and (n + tn - 1) // tn < 512:
+                        out.append(tile(tm, tn, tk, wm, wn,
+                                        rest="k_splits = %d" % splits))
         return out
     if m <= 1024:
         for tm, tn, wm, wn in [(32, 64, 2, 2), (64, 64, 2, 2), (64, 128, 2, 2),

@@ -132,7 +132,16 @@ TEST(ArgumentPacking, DescriptorsTheRuntimeCannotServe) {
   auto e = ArgumentPacking::build(d, packing);
   ASSERT_TRUE(e);
   EXPECT_EQ(*e, "kernel argument 'N' is not one this runtime passes (X, Xs, W, "
-                "Ws, Y, M)");
+                "Ws, Y, M, Work, Phase)");
+
+  // A workspace argument on a kernel that does not split K.
+  d = descriptor();
+  d.arguments.push_back({"Work", contract::ArgumentKind::GlobalPointer, 48, 8});
+  d.resources.kernargSegmentBytes = 56;
+  e = ArgumentPacking::build(d, packing);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(*e, "the kernel's Work and Phase arguments do not match its "
+                "k_splits (1)");
 
   d = descriptor();
   d.arguments[0].offset = 0xfffffff8u;

@@ -90,31 +90,72 @@ void buildSplitReduction(OpBuilder &b, Location loc, ConfigAttr config,
   Value end = arith::MinUIOp::create(
       b, loc, cst(progTileM * tileN),
       arith::MulIOp::create(b, loc, rowsLeft, cst(tileN)));
-  auto loop =
-      scf::ForOp::create(b, loc, tid, end, cst(config.getWorkgroupSize()));
+  Type outElem = cast<MemRefType>(y.getType()).getElementType();
+  const int64_t splits = config.getKSplits(),
+                threads = config.getWorkgroupSize();
+  // The sum of output `index`, in Y's type.
+  auto sumAt = [&](Value index) {
+    Value sum = memref::LoadOp::create(b, loc, work, ValueRange{index});
+    for (int64_t s = 1; s < splits; ++s) {
+      Value at = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, plane, cst(s)), index);
+      sum = arith::AddFOp::create(
+          b, loc, sum, memref::LoadOp::create(b, loc, work, ValueRange{at}));
+    }
+    if (outElem != sum.getType())
+      sum = arith::TruncFOp::create(b, loc, outElem, sum);
+    return sum;
+  };
+  auto coordinates = [&](Value e) {
+    Value row = arith::AddIOp::create(
+        b, loc, rowBase, arith::DivUIOp::create(b, loc, e, cst(tileN)));
+    Value col = arith::AddIOp::create(
+        b, loc, colBase, arith::RemUIOp::create(b, loc, e, cst(tileN)));
+    return std::make_pair(row, col);
+  };
+  auto indexOf = [&](Value row, Value col) -> Value {
+    return arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, row, cst(n)), col);
+  };
+
+  // Unrolled: each thread's outputs are loaded together (out-of-bounds
+  // ones from the tile's first output, always inside M x N), so their
+  // latencies overlap; the stores are masked. Large tiles with many
+  // segments keep a loop instead (code size).
+  const int64_t perThread = llvm::divideCeil(progTileM * tileN, threads);
+  if (perThread * splits <= 256) {
+    Value first = indexOf(rowBase, colBase);
+    SmallVector<Value> valid, index, sum;
+    for (int64_t i = 0; i < perThread; ++i) {
+      Value e = arith::AddIOp::create(b, loc, tid, cst(i * threads));
+      auto [row, col] = coordinates(e);
+      valid.push_back(arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, e, end),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col,
+                                cst(n))));
+      index.push_back(arith::SelectOp::create(b, loc, valid.back(),
+                                              indexOf(row, col), first));
+    }
+    for (int64_t i = 0; i < perThread; ++i)
+      sum.push_back(sumAt(index[i]));
+    for (int64_t i = 0; i < perThread; ++i) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(
+          scf::IfOp::create(b, loc, valid[i], /*withElse=*/false).thenBlock());
+      memref::StoreOp::create(b, loc, sum[i], y, ValueRange{index[i]});
+    }
+    return;
+  }
+  auto loop = scf::ForOp::create(b, loc, tid, end, cst(threads));
   b.setInsertionPointToStart(loop.getBody());
-  Value e = loop.getInductionVar();
-  Value row = arith::AddIOp::create(
-      b, loc, rowBase, arith::DivUIOp::create(b, loc, e, cst(tileN)));
-  Value col = arith::AddIOp::create(
-      b, loc, colBase, arith::RemUIOp::create(b, loc, e, cst(tileN)));
+  auto [row, col] = coordinates(loop.getInductionVar());
   Value inside =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, cst(n));
   b.setInsertionPointToStart(
       scf::IfOp::create(b, loc, inside, /*withElse=*/false).thenBlock());
-  Value index = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, row, cst(n)), col);
-  Value sum = memref::LoadOp::create(b, loc, work, ValueRange{index});
-  for (int64_t s = 1; s < config.getKSplits(); ++s) {
-    Value at = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, plane, cst(s)), index);
-    sum = arith::AddFOp::create(
-        b, loc, sum, memref::LoadOp::create(b, loc, work, ValueRange{at}));
-  }
-  Type outElem = cast<MemRefType>(y.getType()).getElementType();
-  if (outElem != sum.getType())
-    sum = arith::TruncFOp::create(b, loc, outElem, sum);
-  memref::StoreOp::create(b, loc, sum, y, ValueRange{index});
+  Value index = indexOf(row, col);
+  memref::StoreOp::create(b, loc, sumAt(index), y, ValueRange{index});
 }
 
 LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
