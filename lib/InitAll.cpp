@@ -10,6 +10,7 @@
 #include "mxgemm/Conversion/Passes.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Pipelines.h"
+#include "mxgemm/Dialect/MXGemm/Transforms/QuantizePipeline.h"
 #include "mxgemm/Target/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -24,6 +25,7 @@ void mxgemm::registerAllPasses() {
   mxgemm::registerMXGemmConversionPasses();
   mxgemm::registerMXGemmTargetPasses();
   mxgemm::registerMXGemmPipelines();
+  mxgemm::registerMXGemmQuantizePipeline();
   // Upstream passes the pipeline is built from, so each stage can be rerun
   // by hand from mxgemm-opt.
   mlir::registerTransformsPasses();

@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/bit.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mxgemm::emu;
@@ -154,6 +155,30 @@ VOP_INT(maxU32, 2, a > b ? a : b)
 VOP_INT(minI32, 2, int32_t(a) < int32_t(b) ? a : b)
 VOP_INT(maxI32, 2, int32_t(a) > int32_t(b) ? a : b)
 VOP_INT(bcntU32, 2, uint32_t(llvm::popcount(a)) + b)
+/// CDNA4 ISA, V_CVT_F32_F16: exact widening (FP16 subnormals are kept in
+/// the default FP16 denormal mode); a NaN keeps its sign and payload and is
+/// quieted.
+uint32_t f16ToF32Bits(uint32_t h) {
+  uint32_t sign = (h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  if (exp == 0x1f)
+    return sign | 0x7f800000 | (mant << 13) | (mant ? 0x400000 : 0);
+  if (exp == 0) {
+    if (!mant)
+      return sign;
+    int shift = llvm::countl_zero(mant) - 21; // leading bit to bit 10
+    mant = (mant << shift) & 0x3ff;
+    return sign | (uint32_t(113 - shift) << 23) | (mant << 13);
+  }
+  return sign | ((exp + 112) << 23) | (mant << 13);
+}
+
+VOP_INT(cvtF32F16, 1, f16ToF32Bits(a & 0xffff))
+VOP_INT(min3U32, 3, std::min({a, b, c}))
+VOP_INT(max3U32, 3, std::max({a, b, c}))
+VOP_INT(min3I32, 3, uint32_t(std::min({int32_t(a), int32_t(b), int32_t(c)})))
+VOP_INT(max3I32, 3, uint32_t(std::max({int32_t(a), int32_t(b), int32_t(c)})))
+// CDNA4 ISA, V_FFBH_U32: the number of leading zeros, 0xffffffff for 0.
+VOP_INT(ffbhU32, 1, a ? uint32_t(llvm::countl_zero(a)) : 0xffffffffu)
 VOP_INT(cvtF32U32, 1, asBits(float(a)))
 VOP_INT(cvtF32I32, 1, asBits(float(int32_t(a))))
 VOP_INT(cvtF32Ubyte0, 1, asBits(float(a & 0xff)))
@@ -471,6 +496,9 @@ struct OpMinU16 {
 };
 struct OpMov {
   static uint32_t f(uint32_t a, uint32_t) { return a; }
+};
+struct OpCvtF32F16 {
+  static uint32_t f(uint32_t a, uint32_t) { return f16ToF32Bits(a & 0xffff); }
 };
 struct OpNot {
   static uint32_t f(uint32_t a, uint32_t) { return ~a; }
@@ -853,6 +881,12 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
       {"V_MIN_I32", minI32},
       {"V_MAX_I32", maxI32},
       {"V_BCNT_U32_B32", bcntU32},
+      {"V_CVT_F32_F16", cvtF32F16},
+      {"V_MIN3_U32", min3U32},
+      {"V_MAX3_U32", max3U32},
+      {"V_MIN3_I32", min3I32},
+      {"V_MAX3_I32", max3I32},
+      {"V_FFBH_U32", ffbhU32},
       {"V_CVT_F32_U32", cvtF32U32},
       {"V_CVT_F32_I32", cvtF32I32},
       {"V_CVT_F32_UBYTE0", cvtF32Ubyte0},
@@ -925,6 +959,7 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
       {"V_MIN_U16_sdwa", sdwaOp<OpMinU16, 2>},
       {"V_MOV_B32_sdwa", sdwaOp<OpMov, 1>},
       {"V_NOT_B32_sdwa", sdwaOp<OpNot, 1>},
+      {"V_CVT_F32_F16_sdwa", sdwaOp<OpCvtF32F16, 1>},
       {"V_CVT_F32_U32_sdwa", sdwaFloatResult<OpCvtF32U32>},
       {"V_CNDMASK_B32", cndmask},
       {"V_READFIRSTLANE_B32", readfirstlane},

@@ -12,6 +12,7 @@
 
 #include "mxgemm/Compiler/ConfigChoice.h"
 #include "mxgemm/Compiler/KernelCompiler.h"
+#include "mxgemm/Compiler/QuantizeCompiler.h"
 #include "mxgemm/Contract/TuningDatabase.h"
 #include "mxgemm/InitAll.h"
 #include "mxgemm/Support/Tool.h"
@@ -279,6 +280,30 @@ int main(int argc, char **argv) {
   options.optLevel = optLevel;
   options.stage = stage;
   options.printIRAfterAll = printIRAfterAll;
+  if (mx::containsQuantize(*module)) {
+    // mxgemm.quantize has its own pipeline and descriptor.
+    std::string descriptor;
+    auto code = mx::compileQuantize(*module, options, descriptor);
+    if (mlir::failed(code))
+      return ExitFailure;
+    std::error_code ec;
+    auto out = std::make_unique<ToolOutputFile>(
+        outPath, ec,
+        stage == mx::EmitStage::HSACO ? sys::fs::OF_None : sys::fs::OF_Text);
+    if (ec)
+      return fail(ExitIO, "cannot open " + outPath + ": " + ec.message());
+    out->os() << *code;
+    if (stage == mx::EmitStage::HSACO) {
+      std::string path = sidecarPath.empty() ? outPath + ".json" : sidecarPath;
+      auto side = std::make_unique<ToolOutputFile>(path, ec, sys::fs::OF_Text);
+      if (ec)
+        return fail(ExitIO, "cannot open " + path + ": " + ec.message());
+      side->os() << descriptor;
+      side->keep();
+    }
+    out->keep();
+    return ExitSuccess;
+  }
   auto result = mx::compileProblem(*module, options);
   if (mlir::failed(result))
     return ExitFailure;

@@ -13,6 +13,7 @@
 #include "mxgemm/Contract/KernelDescriptor.h"
 #include "mxgemm/Emulator/GemmRun.h"
 #include "mxgemm/Emulator/LaunchSpec.h"
+#include "mxgemm/Emulator/QuantizeRun.h"
 #include "mxgemm/Support/Tool.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -33,10 +34,13 @@ static cl::SubCommand runCmd("run", "launch any kernel from a textual "
                                     "description of its buffers and arguments");
 static cl::SubCommand gemmCmd("gemm", "run a compiled mxgemm kernel on random "
                                       "MX data and check it (the default)");
+static cl::SubCommand quantizeCmd("quantize",
+                                  "run a compiled mxgemm.quantize kernel on "
+                                  "generated data and check it");
 #define ALL_SUBS                                                               \
-  cl::sub(dumpCmd), cl::sub(runCmd), cl::sub(gemmCmd),                         \
+  cl::sub(dumpCmd), cl::sub(runCmd), cl::sub(gemmCmd), cl::sub(quantizeCmd),   \
       cl::sub(cl::SubCommand::getTopLevel())
-#define LAUNCH_SUBS cl::sub(runCmd), cl::sub(gemmCmd)
+#define LAUNCH_SUBS cl::sub(runCmd), cl::sub(gemmCmd), cl::sub(quantizeCmd)
 #define GEMM_SUBS cl::sub(gemmCmd)
 
 static cl::opt<std::string> codeObject(cl::Positional, cl::desc("<K.hsaco>"),
@@ -88,6 +92,18 @@ static cl::list<std::string>
 static cl::opt<std::string>
     sidecar("sidecar", cl::desc("the kernel descriptor (required)"),
             cl::value_desc("K.hsaco.json"), GEMM_SUBS, cl::cat(category));
+static cl::opt<std::string> quantM("m", cl::desc("rows (1 to 2^31-1)"),
+                                   cl::sub(quantizeCmd), cl::cat(category));
+static cl::opt<std::string> quantK("k", cl::desc("columns, a multiple of 32"),
+                                   cl::sub(quantizeCmd), cl::cat(category));
+static cl::opt<std::string> quantIn("in", cl::desc("bf16, f16 or f32"),
+                                    cl::init("bf16"), cl::sub(quantizeCmd),
+                                    cl::cat(category));
+static cl::opt<std::string> quantFormat("format", cl::desc("e4m3 or e5m2"),
+                                        cl::init("e4m3"), cl::sub(quantizeCmd),
+                                        cl::cat(category));
+static cl::opt<std::string> quantSeed("seed", cl::desc("random seed"),
+                                      cl::sub(quantizeCmd), cl::cat(category));
 static cl::opt<std::string> m("m", cl::desc("rows of X and Y (1 to 2^31-1)"),
                               cl::value_desc("M"), GEMM_SUBS,
                               cl::cat(category));
@@ -275,6 +291,53 @@ static int gemmMode(const CodeObject &co) {
   return check.mismatches ? int(ExitFailure) : status;
 }
 
+static int quantizeMode(const CodeObject &co) {
+  const KernelInfo *k = pickKernel(co);
+  if (!k)
+    return fail(ExitUsage, kernel.empty() ? "the code object has several "
+                                            "kernels; choose one with --kernel"
+                                          : "no kernel named '" + kernel + "'");
+  QuantizeRunOptions options;
+  if (Error e = readLaunchOptions(options.launch))
+    return fail(std::move(e), ExitUsage);
+  auto rows = parseUnsignedValue(quantM, INT32_MAX, "--m");
+  if (!rows)
+    return fail(rows.takeError(), ExitUsage);
+  auto cols = parseUnsignedValue(quantK, INT32_MAX, "--k");
+  if (!cols)
+    return fail(cols.takeError(), ExitUsage);
+  if (*rows == 0 || *cols == 0 || *cols % 32)
+    return fail(ExitUsage, "--m must be at least 1 and --k a positive "
+                           "multiple of 32");
+  options.m = int64_t(*rows);
+  options.k = int64_t(*cols);
+  auto in = parseQuantizeInput(quantIn);
+  if (!in)
+    return fail(ExitUsage, "--in takes bf16, f16 or f32, got " + quantIn);
+  options.input = *in;
+  if (quantFormat != "e4m3" && quantFormat != "e5m2")
+    return fail(ExitUsage, "--format takes e4m3 or e5m2, got " + quantFormat);
+  options.format = quantFormat == "e4m3" ? numerics::FP8Format::E4M3
+                                         : numerics::FP8Format::E5M2;
+  if (quantSeed.getNumOccurrences()) {
+    auto v = parseUnsignedValue(quantSeed, UINT64_MAX, "--seed");
+    if (!v)
+      return fail(v.takeError(), ExitUsage);
+    options.seed = *v;
+  }
+  auto run = runQuantize(co, *k, options);
+  if (!run)
+    return fail(run.takeError(), ExitFailure);
+  for (const std::string &line : run->firstMismatches)
+    errs() << "mismatch at " << line << "\n";
+  int status = report(run->launch);
+  outs() << "compared " << run->comparedCodes << " codes, "
+         << run->codeMismatches << " mismatches; " << run->comparedScales
+         << " scales, " << run->scaleMismatches << " mismatches\n";
+  return run->codeMismatches || run->scaleMismatches ? int(ExitFailure)
+                                                     : status;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -284,14 +347,16 @@ int main(int argc, char **argv) {
   // `gemm` is the default: `mxgemm-emu K.hsaco --sidecar ...`.
   SmallVector<const char *> argList(argv, argv + argc);
   if (argc > 1 && !StringRef(argv[1]).starts_with("-") &&
-      !is_contained({"dump", "run", "gemm"}, StringRef(argv[1])))
+      !is_contained({"dump", "run", "gemm", "quantize"}, StringRef(argv[1])))
     argList.insert(argList.begin() + 1, "gemm");
   if (!cl::ParseCommandLineOptions(
           argList.size(), argList.data(),
           "mxgemm gfx950 emulator\n\n"
           "  mxgemm-emu dump K.hsaco\n"
           "  mxgemm-emu run K.hsaco --buf o=512 --arg buf:o --print o:u32:4\n"
-          "  mxgemm-emu [gemm] K.hsaco --sidecar K.hsaco.json --m 200\n",
+          "  mxgemm-emu [gemm] K.hsaco --sidecar K.hsaco.json --m 200\n"
+          "  mxgemm-emu quantize Q.hsaco --in bf16 --format e4m3 --m 33 --k "
+          "96\n",
           &errs()))
     return ExitUsage;
   if (codeObject.empty())
@@ -305,5 +370,7 @@ int main(int argc, char **argv) {
   }
   if (runCmd)
     return runMode(**co);
+  if (quantizeCmd)
+    return quantizeMode(**co);
   return gemmMode(**co);
 }

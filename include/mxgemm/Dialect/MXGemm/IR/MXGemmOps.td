@@ -430,4 +430,54 @@ def MXGemm_StoreTileOp : MXGemm_Op<"store_tile"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// quantize
+//===----------------------------------------------------------------------===//
+
+def MXGemm_QuantizeInMemref : MemRefRankOf<[BF16, F16, F32], [2]>;
+
+def MXGemm_QuantizeOp : MXGemm_Op<"quantize"> {
+  let summary = "OCP MX quantization of [M, K] values to FP8 codes and E8M0 scales";
+  let description = [{
+    Quantizes the row-major `input` `[M, K]` (BF16, FP16 or FP32) to MXFP8:
+    `codes` `[M, K]` (`f8E4M3FN` or `f8E5M2`) and one E8M0 scale per 32
+    consecutive elements of a row, `scales` `[M, K/32]` (row-major): the
+    activation operands of `mxgemm.scaled_matmul`. The rule is the one of
+    docs/Numerics.md and `numerics::quantizeMX` (OCP MX v1.0), bit for bit:
+
+    - shared exponent `e = floor(log2(amax)) - emax` over the block's finite
+      elements (`emax` = 8 for E4M3, 15 for E5M2), clamped to [-127, 127];
+      scale byte `e + 127`; an all-zero block gets 127 (scale 1.0) and a
+      block holding NaN or inf gets the E8M0 NaN 255;
+    - elements `x / 2^e` rounded to nearest even (subnormals kept) and
+      saturated to the largest finite value; NaN gives the format's NaN and
+      inf the largest finite value (E4M3) or inf (E5M2), sign kept.
+
+    Dimensions may be static or dynamic; K must be a multiple of 32 (checked
+    here when static, by the caller of the kernel otherwise). The op lowers
+    through `mxgemm-quantize-to-gfx950` to one gfx950 kernel in which each
+    lane quantizes one 32-element block (see `mxgemm-lower-quantize`).
+
+    Example:
+
+    ```mlir
+    func.func @quantize_bf16_e4m3(%x: memref<?x?xbf16>,
+        %codes: memref<?x?xf8E4M3FN>, %scales: memref<?x?xf8E8M0FNU>) {
+      mxgemm.quantize %x into %codes, %scales
+          : memref<?x?xbf16> into memref<?x?xf8E4M3FN>, memref<?x?xf8E8M0FNU>
+      return
+    }
+    ```
+  }];
+  let arguments = (ins
+    Arg<MXGemm_QuantizeInMemref, "values to quantize", [MemRead]>:$input,
+    Arg<MXGemm_FP8Memref, "FP8 codes", [MemWrite]>:$codes,
+    Arg<MXGemm_ScaleMemref, "E8M0 scales", [MemWrite]>:$scales);
+  let assemblyFormat = [{
+    $input `into` $codes `,` $scales attr-dict `:`
+    type($input) `into` type($codes) `,` type($scales)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // MXGEMM_DIALECT_MXGEMM_IR_MXGEMMOPS_TD

@@ -360,4 +360,40 @@ def MXGemmLowerToUpstream
                            "::mlir::arith::ArithDialect"];
 }
 
+def MXGemmLowerQuantize : Pass<"mxgemm-lower-quantize", "::mlir::ModuleOp"> {
+  let summary = "lower mxgemm.quantize to a gfx950 gpu.func kernel";
+  let description = [{
+    Turns every `func.func` whose body is one `mxgemm.quantize` into a
+    `gpu.func` kernel of the same name inside `gpu.module @mxgemm_kernels`
+    with the arguments `input, codes, scales` (flat bare-pointer global
+    memrefs) and `M : i32, K : i32`; the host function is removed.
+
+    Structure (gfx950, wave64): a 1-D grid of `ceil(M * K / 32 / 256)`
+    workgroups of 256 threads. Row-major `[M, K]` with `K % 32 == 0` makes
+    the 32-blocks contiguous and numbered like the scales, so lane `g`
+    quantizes block `g` on its own: one 64-byte (BF16/FP16) or 128-byte
+    (FP32) `vector.load` (`global_load_dwordx4`), the block's amax and
+    exponent, 32 elements, one 32-byte `vector.store` of codes and one
+    scale byte. No cross-lane reduction, no LDS.
+
+    The FP8 conversion is integer VALU arithmetic on the FP32 bit pattern
+    (round to nearest even by shift and compare, subnormals, saturation,
+    NaN/inf codes) rather than `v_cvt_pk_fp8_f32`: it reproduces the
+    reference quantizer bit for bit without depending on the instruction's
+    clamp and NaN behaviour (docs/Numerics.md, "Device quantization").
+    FP32 subnormal inputs are first scaled by 2^24 with `v_mul_f32`
+    (exact) so that every element has an explicit leading bit.
+
+    Example: `mxgemm-opt --mxgemm-lower-quantize test/Dialect/MXGemm/quantize.mlir`.
+  }];
+  let statistics = [
+    Statistic<"numKernels", "num-kernels",
+              "gpu.func kernels built from mxgemm.quantize">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_TD

@@ -1,0 +1,264 @@
+//===- LowerQuantize.cpp - mxgemm-lower-quantize: op -> gfx950 kernel -----===//
+//
+// One lane per 32-element block: with row-major [M, K] and K % 32 == 0 the
+// blocks are contiguous and numbered like the scales, so no lane needs
+// another lane's data and the kernel is a pure stream. The element
+// conversion is integer arithmetic on the FP32 bit pattern so that it is
+// the reference quantizer's rule (numerics::encodeFP8) by construction.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
+#include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
+#include "mxgemm/Numerics/MXNumerics.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Debug.h"
+
+using namespace mlir;
+
+#define DEBUG_TYPE "mxgemm-lower-quantize"
+
+namespace mxgemm {
+#define GEN_PASS_DEF_MXGEMMLOWERQUANTIZE
+#include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
+
+namespace {
+
+/// Threads per workgroup: four wave64s, one per SIMD of a gfx950 CU.
+constexpr int64_t kQuantizeWorkgroupSize = 256;
+
+/// The parameters of the integer FP8 encoder (numerics::encodeFP8's table).
+struct FP8Encoding {
+  int32_t mantBits, minNormalExp, maxExp, maxCode, nanCode, infCode;
+};
+
+FP8Encoding getEncoding(Type element) {
+  if (isa<Float8E4M3FNType>(element))
+    return {3, -6, 8, 0x7e, 0x7f, 0x7e};
+  return {2, -14, 15, 0x7b, 0x7e, 0x7c};
+}
+
+gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module) {
+  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  b.getUnitAttr());
+  return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+}
+
+/// Builds the body of one lane: quantize the block of 32 values at
+/// `input[base]` into `codes[base]` and `scales[block]`.
+void buildBlock(OpBuilder &b, Location loc, Value input, Value codes,
+                Value scales, Value block, Type inElem,
+                const FP8Encoding &enc) {
+  const int64_t n = numerics::kMXBlockSize;
+  auto i32 = b.getI32Type();
+  auto vecI32 = VectorType::get({n}, i32);
+  auto splat = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, vecI32, DenseElementsAttr::get(vecI32, b.getI32IntegerAttr(v)));
+  };
+  auto scalar = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  };
+  auto toVec = [&](Value s) -> Value {
+    return vector::BroadcastOp::create(b, loc, vecI32, s);
+  };
+  Value base = arith::MulIOp::create(b, loc, block,
+                                     arith::ConstantIndexOp::create(b, loc, n));
+
+  // FP32 bit patterns of the 32 values (BF16/FP16 widen exactly).
+  Value values = vector::LoadOp::create(b, loc, VectorType::get({n}, inElem),
+                                        input, ValueRange{base});
+  if (!inElem.isF32())
+    values = arith::ExtFOp::create(b, loc, VectorType::get({n}, b.getF32Type()),
+                                   values);
+  Value bits = arith::BitcastOp::create(b, loc, vecI32, values);
+  Value abs = arith::AndIOp::create(b, loc, bits, splat(0x7fffffff));
+
+  // amax over the finite elements; |x| bit patterns order like |x|.
+  Value finite = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, abs,
+                                       splat(0x7f800000));
+  Value finiteAbs = arith::SelectOp::create(b, loc, finite, abs, splat(0));
+  Value amax = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXUI,
+                                           finiteAbs);
+  Value largest =
+      vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXUI, abs);
+  Value nonFinite = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                          largest, scalar(0x7f800000));
+
+  // Shared exponent: floor(log2(amax)) - emax, clamped; a subnormal amax
+  // (biased exponent 0) lands below -127 and clamps like the reference.
+  Value amaxExp = arith::ShRUIOp::create(b, loc, amax, scalar(23));
+  Value e = arith::SubIOp::create(b, loc, amaxExp, scalar(127 + enc.maxExp));
+  e = arith::MaxSIOp::create(b, loc, e, scalar(-127));
+  e = arith::MinSIOp::create(b, loc, e, scalar(127));
+  Value allZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, amax, scalar(0));
+  e = arith::SelectOp::create(b, loc, allZero, scalar(0), e);
+  Value scale = arith::AddIOp::create(b, loc, e, scalar(127));
+  scale = arith::SelectOp::create(b, loc, nonFinite, scalar(255), scale);
+  memref::StoreOp::create(b, loc,
+                          arith::TruncIOp::create(b, loc, b.getI8Type(), scale),
+                          scales, ValueRange{block});
+
+  // Every element as mant * 2^(exp - 23) with mant in [2^23, 2^24) (0 for
+  // zeros): FP32 subnormals are normalised with a leading-zero count.
+  Value isSub = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, abs,
+                                      splat(0x800000));
+  Value lz = LLVM::CountLeadingZerosOp::create(b, loc, vecI32, abs,
+                                               /*is_zero_poison=*/false);
+  Value subShift = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, lz, splat(8)), splat(0));
+  Value subMant = arith::ShLIOp::create(b, loc, abs, subShift);
+  Value subExp = arith::SubIOp::create(b, loc, splat(-118), lz);
+  Value normMant = arith::OrIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, abs, splat(0x7fffff)),
+      splat(0x800000));
+  Value normExp = arith::SubIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, abs, splat(23)), splat(127));
+  Value mant = arith::SelectOp::create(b, loc, isSub, subMant, normMant);
+  Value exp = arith::SelectOp::create(b, loc, isSub, subExp, normExp);
+
+  // The scaled value's binade t = exp - e; below the FP8 normal range the
+  // quantum stays that of the smallest binade (subnormal codes).
+  Value t = arith::SubIOp::create(b, loc, exp, toVec(e));
+  Value deficit = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, splat(enc.minNormalExp), t),
+      splat(0));
+  // Shifts of 25 or more give 0 (mant < 2^24); cap at 31 to stay defined.
+  Value shift = arith::MinSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, deficit, splat(23 - enc.mantBits)),
+      splat(31));
+  Value q = arith::ShRUIOp::create(b, loc, mant, shift);
+  Value one = splat(1);
+  Value mask = arith::SubIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, one, shift), one);
+  Value rem = arith::AndIOp::create(b, loc, mant, mask);
+  Value half = arith::ShLIOp::create(b, loc, one,
+                                     arith::SubIOp::create(b, loc, shift, one));
+  Value above =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rem, half);
+  Value tie =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, half);
+  Value odd =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                            arith::AndIOp::create(b, loc, q, one), splat(0));
+  Value up = arith::OrIOp::create(b, loc, above,
+                                  arith::AndIOp::create(b, loc, tie, odd));
+  Value rounded = arith::AddIOp::create(
+      b, loc, q, arith::ExtUIOp::create(b, loc, vecI32, up));
+  // (binade - emin) << mantBits + significand: a carry out of the
+  // significand moves to the next binade by itself.
+  Value binade = arith::MaxSIOp::create(b, loc, t, splat(enc.minNormalExp));
+  Value code = arith::AddIOp::create(
+      b, loc,
+      arith::ShLIOp::create(
+          b, loc,
+          arith::SubIOp::create(b, loc, binade, splat(enc.minNormalExp)),
+          splat(enc.mantBits)),
+      rounded);
+  code = arith::MinSIOp::create(b, loc, code, splat(enc.maxCode));
+  Value isInf = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, abs,
+                                      splat(0x7f800000));
+  Value isNan = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, abs,
+                                      splat(0x7f800000));
+  code = arith::SelectOp::create(b, loc, isInf, splat(enc.infCode), code);
+  code = arith::SelectOp::create(b, loc, isNan, splat(enc.nanCode), code);
+  Value sign = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, bits, splat(24)), splat(0x80));
+  code = arith::OrIOp::create(b, loc, code, sign);
+  Value bytes = arith::TruncIOp::create(
+      b, loc, VectorType::get({n}, b.getI8Type()), code);
+  vector::StoreOp::create(b, loc, bytes, codes, ValueRange{base});
+}
+
+struct MXGemmLowerQuantizePass
+    : public impl::MXGemmLowerQuantizeBase<MXGemmLowerQuantizePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<QuantizeOp> ops;
+    getOperation().walk([&](QuantizeOp op) { ops.push_back(op); });
+    for (QuantizeOp op : ops) {
+      if (failed(lower(op)))
+        return signalPassFailure();
+      ++numKernels;
+    }
+  }
+
+  LogicalResult lower(QuantizeOp op) {
+    ModuleOp module = getOperation();
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (!func || func->getParentOp() != module)
+      return op.emitOpError("must be inside a top-level func.func");
+    for (Operation &other : func.getBody().front())
+      if (&other != op.getOperation() && !isa<func::ReturnOp>(other))
+        return other.emitOpError("cannot be compiled into an mxgemm kernel: "
+                                 "the function must contain only one "
+                                 "mxgemm.quantize");
+    MLIRContext *ctx = &getContext();
+    Type inElem = op.getInput().getType().getElementType();
+    Type codeElem = op.getCodes().getType().getElementType();
+    auto flat = [](Type elem) {
+      return MemRefType::get({kRuntimeSizedExtent}, elem);
+    };
+    OpBuilder b(ctx);
+    Type i8 = b.getI8Type(), i32 = b.getI32Type();
+    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
+    b.setInsertionPointToEnd(kernels.getBody());
+    Location loc = op.getLoc();
+    auto kernel = gpu::GPUFuncOp::create(
+        b, loc, func.getName(),
+        b.getFunctionType({flat(inElem), flat(i8), flat(i8), i32, i32}, {}));
+    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    kernel.setKnownBlockSizeAttr(
+        b.getDenseI32ArrayAttr({kQuantizeWorkgroupSize, 1, 1}));
+    kernel->setAttr("rocdl.flat_work_group_size",
+                    b.getStringAttr(Twine(kQuantizeWorkgroupSize) + "," +
+                                    Twine(kQuantizeWorkgroupSize)));
+    LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": kernel @" << func.getName()
+                            << " (" << inElem << " -> " << codeElem << ")\n");
+
+    Block &body = kernel.getBody().front();
+    b.setInsertionPointToStart(&body);
+    Value input = body.getArgument(0), codes = body.getArgument(1);
+    Value scales = body.getArgument(2);
+    auto index = [&](Value v) -> Value {
+      return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
+    };
+    // M * K / 32 blocks in 64-bit index arithmetic: M, K < 2^31.
+    Value numBlocks = arith::MulIOp::create(
+        b, loc, index(body.getArgument(3)),
+        arith::DivUIOp::create(
+            b, loc, index(body.getArgument(4)),
+            arith::ConstantIndexOp::create(b, loc, numerics::kMXBlockSize)));
+    Value block = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc, gpu::BlockIdOp::create(b, loc, gpu::Dimension::x),
+            arith::ConstantIndexOp::create(b, loc, kQuantizeWorkgroupSize)),
+        gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          block, numBlocks);
+    auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+    b.setInsertionPointToStart(guard.thenBlock());
+    buildBlock(b, loc, input, codes, scales, block, inElem,
+               getEncoding(codeElem));
+    b.setInsertionPointAfter(guard);
+    gpu::ReturnOp::create(b, loc);
+    func.erase();
+    return success();
+  }
+};
+
+} // namespace
+} // namespace mxgemm

@@ -1,0 +1,50 @@
+//===- QuantizePipeline.cpp - the mxgemm-quantize-to-gfx950 pipeline ------===//
+//
+// The quantize kernel needs no tiling, staging or MFMA passes: it goes from
+// the lowering pass straight to the upstream ROCDL conversion.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Dialect/MXGemm/Transforms/QuantizePipeline.h"
+#include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
+
+#include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace mxgemm {
+
+void buildMXGemmQuantizeToGFX950Pipeline(OpPassManager &pm,
+                                         const MXGemmToGFX950Options &options) {
+  pm.addPass(createMXGemmLowerQuantize());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToROCDLOpsOptions rocdl;
+  rocdl.chipset = options.chip;
+  rocdl.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  GpuROCDLAttachTargetOptions target;
+  target.chip = options.chip;
+  target.abiVersion = options.abi;
+  target.optLevel = options.optLevel;
+  pm.addPass(createGpuROCDLAttachTarget(target));
+}
+
+void registerMXGemmQuantizePipeline() {
+  PassPipelineRegistration<MXGemmToGFX950Options>(
+      "mxgemm-quantize-to-gfx950",
+      "Lower mxgemm.quantize to a gfx950 kernel in the LLVM/ROCDL dialects, "
+      "ready for serialisation to a code object",
+      buildMXGemmQuantizeToGFX950Pipeline);
+}
+
+} // namespace mxgemm

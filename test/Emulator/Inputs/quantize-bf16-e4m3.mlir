@@ -1,0 +1,6 @@
+func.func @quantize_bf16_e4m3(%x: memref<?x?xbf16>,
+    %codes: memref<?x?xf8E4M3FN>, %scales: memref<?x?xf8E8M0FNU>) {
+  mxgemm.quantize %x into %codes, %scales
+      : memref<?x?xbf16> into memref<?x?xf8E4M3FN>, memref<?x?xf8E8M0FNU>
+  return
+}

@@ -1,0 +1,6 @@
+func.func @quantize_f16_e5m2(%x: memref<?x?xf16>,
+    %codes: memref<?x?xf8E5M2>, %scales: memref<?x?xf8E8M0FNU>) {
+  mxgemm.quantize %x into %codes, %scales
+      : memref<?x?xf16> into memref<?x?xf8E5M2>, memref<?x?xf8E8M0FNU>
+  return
+}
