@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Compiler/KernelCompiler.h"
+#include "KernelSerialization.h"
 
 #include "mxgemm/Contract/Digest.h"
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
@@ -171,13 +172,7 @@ FailureOr<CompileResult> mxgemm::compileProblem(ModuleOp module,
       return failure();
   }
   PassManager pm(ctx);
-  if (options.printIRAfterAll) {
-    ctx->disableMultithreading();
-    pm.enableIRPrinting(
-        /*shouldPrintBeforePass=*/[](Pass *, Operation *) { return false; },
-        /*shouldPrintAfterPass=*/[](Pass *, Operation *) { return true; },
-        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
-  }
+  compiler::configureIRPrinting(pm, options);
   MXGemmToGFX950Options pipelineOptions;
   pipelineOptions.chip = options.chip;
   pipelineOptions.optLevel = options.optLevel;
@@ -197,48 +192,26 @@ FailureOr<CompileResult> mxgemm::compileProblem(ModuleOp module,
     return module.emitError("the pipeline produced no kernel named ")
            << problem->kernel;
 
-  SerializeOptions serialize;
-  serialize.chip = options.chip;
-  serialize.optLevel = options.optLevel;
-  serialize.codeObjectVersion = options.codeObjectVersion;
-  llvm::LLVMContext llvmCtx;
-  auto llvmModule = translateAndOptimize(kernels, llvmCtx, serialize);
-  if (failed(llvmModule))
+  FailureOr<compiler::SerializedKernel> serialized =
+      compiler::serializeKernelModule(module, kernels, problem->kernel,
+                                      options);
+  if (failed(serialized))
     return failure();
-  if (options.stage == EmitStage::LLVM) {
-    (*llvmModule)->print(os, nullptr);
+  if (options.stage != EmitStage::HSACO) {
+    result.output = std::move(serialized->text);
     return result;
   }
-  bool assembly = options.stage == EmitStage::ISA;
-  auto code = emitMachineCode(**llvmModule, serialize, assembly);
-  if (!code)
-    return module.emitError(llvm::toString(code.takeError()));
-  if (assembly) {
-    result.output = std::move(*code);
-    return result;
-  }
-  auto hsaco = linkCodeObject(*code);
-  if (!hsaco)
-    return module.emitError(llvm::toString(hsaco.takeError()));
-  auto info = ::mxgemm::target::readCodeObjectMetadata(*hsaco);
-  if (!info)
-    return module.emitError("cannot read back the code object metadata: ")
-           << llvm::toString(info.takeError());
-  auto it = llvm::find_if(
-      info->kernels, [&](const auto &k) { return k.name == problem->kernel; });
-  if (it == info->kernels.end())
-    return module.emitError("code object has no metadata for kernel ")
-           << problem->kernel;
 
   contract::KernelDescriptor &d = result.descriptor;
   d = contract::KernelDescriptor::describe(problem->kernel, problem->problem,
                                            problem->config, *target);
   d.configSource = problem->configSource;
-  d.target = info->target;
-  fillResources(d.resources, *it);
-  d.codeObjectSha256 = contract::sha256Hex(hsaco->data(), hsaco->size());
+  d.target = serialized->metadata.target;
+  fillResources(d.resources, serialized->kernel);
+  const std::string &hsaco = serialized->codeObject;
+  d.codeObjectSha256 = contract::sha256Hex(hsaco.data(), hsaco.size());
   d.mxgemmVersion = getMXGemmVersion().str();
   d.llvmVersion = getLLVMVersion().str();
-  result.output = std::move(*hsaco);
+  result.output = std::move(serialized->codeObject);
   return result;
 }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Compiler/QuantizeCompiler.h"
+#include "KernelSerialization.h"
 
 #include "mxgemm/Contract/Digest.h"
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
@@ -108,11 +109,7 @@ FailureOr<std::string> mxgemm::compileQuantize(ModuleOp module,
 
   MLIRContext *ctx = module.getContext();
   PassManager pm(ctx);
-  if (options.printIRAfterAll) {
-    ctx->disableMultithreading();
-    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
-                        [](Pass *, Operation *) { return true; }, true, false);
-  }
+  compiler::configureIRPrinting(pm, options);
   MXGemmToGFX950Options pipeline;
   pipeline.chip = options.chip;
   pipeline.optLevel = options.optLevel;
@@ -129,36 +126,14 @@ FailureOr<std::string> mxgemm::compileQuantize(ModuleOp module,
   auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
   if (!kernels)
     return module.emitError("the pipeline produced no kernel module");
-  SerializeOptions serialize;
-  serialize.chip = options.chip;
-  serialize.optLevel = options.optLevel;
-  serialize.codeObjectVersion = options.codeObjectVersion;
-  llvm::LLVMContext llvmCtx;
-  auto llvmModule = translateAndOptimize(kernels, llvmCtx, serialize);
-  if (failed(llvmModule))
+  FailureOr<compiler::SerializedKernel> serialized =
+      compiler::serializeKernelModule(module, kernels, kernel, options);
+  if (failed(serialized))
     return failure();
-  if (options.stage == EmitStage::LLVM) {
-    (*llvmModule)->print(os, nullptr);
-    return output;
-  }
-  bool assembly = options.stage == EmitStage::ISA;
-  auto code = emitMachineCode(**llvmModule, serialize, assembly);
-  if (!code)
-    return module.emitError(llvm::toString(code.takeError()));
-  if (assembly)
-    return std::move(*code);
-  auto hsaco = linkCodeObject(*code);
-  if (!hsaco)
-    return module.emitError(llvm::toString(hsaco.takeError()));
-  auto info = ::mxgemm::target::readCodeObjectMetadata(*hsaco);
-  if (!info)
-    return module.emitError("cannot read back the code object metadata: ")
-           << llvm::toString(info.takeError());
-  auto it = llvm::find_if(info->kernels,
-                          [&](const auto &k) { return k.name == kernel; });
-  if (it == info->kernels.end())
-    return module.emitError("code object has no metadata for kernel ")
-           << kernel;
+  if (options.stage != EmitStage::HSACO)
+    return std::move(serialized->text);
+  const ::mxgemm::target::KernelMetadata *it = &serialized->kernel;
+  const std::string &hsaco = serialized->codeObject;
   llvm::json::Object d{
       {"kind", "mxgemm-quantize"},
       {"version", 1},
@@ -169,17 +144,17 @@ FailureOr<std::string> mxgemm::compileQuantize(ModuleOp module,
       {"arguments", llvm::json::Array{"input", "codes", "scales", "m", "k"}},
       {"workgroup_size", 256},
       {"blocks_per_workgroup", 256},
-      {"target", info->target},
+      {"target", serialized->metadata.target},
       {"resources",
        llvm::json::Object{{"vgpr_count", it->vgprCount},
                           {"sgpr_count", it->sgprCount},
                           {"vgpr_spill_count", it->vgprSpillCount},
                           {"scratch_bytes", it->privateSegmentFixedSize},
                           {"kernarg_segment_bytes", it->kernargSegmentSize}}},
-      {"code_object_sha256", contract::sha256Hex(hsaco->data(), hsaco->size())},
+      {"code_object_sha256", contract::sha256Hex(hsaco.data(), hsaco.size())},
       {"mxgemm_version", getMXGemmVersion()},
       {"llvm_version", getLLVMVersion()}};
   llvm::raw_string_ostream js(descriptorJson);
   js << llvm::formatv("{0:2}", llvm::json::Value(std::move(d))) << "\n";
-  return std::move(*hsaco);
+  return std::move(serialized->codeObject);
 }

@@ -43,11 +43,20 @@ void buildMXGemmToGFX950Pipeline(OpPassManager &pm,
   kernels.addPass(memref::createExpandStridedMetadataPass());
   kernels.addPass(createLowerAffinePass());
   kernels.addPass(createSCFToControlFlowPass());
+  addGpuToROCDL(kernels, options);
+  kernels.addPass(createMXGemmAnnotateLdsAliasing());
+  addROCDLTarget(pm, options);
+}
+
+void addGpuToROCDL(OpPassManager &kernels,
+                   const MXGemmToGFX950Options &options) {
   ConvertGpuOpsToROCDLOpsOptions rocdl;
   rocdl.chipset = options.chip;
   rocdl.useBarePtrCallConv = true;
   kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
-  kernels.addPass(createMXGemmAnnotateLdsAliasing());
+}
+
+void addROCDLTarget(OpPassManager &pm, const MXGemmToGFX950Options &options) {
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuROCDLAttachTargetOptions target;
   target.chip = options.chip;

@@ -27,16 +27,8 @@ void buildMXGemmQuantizeToGFX950Pipeline(OpPassManager &pm,
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createSCFToControlFlowPass());
-  ConvertGpuOpsToROCDLOpsOptions rocdl;
-  rocdl.chipset = options.chip;
-  rocdl.useBarePtrCallConv = true;
-  kernels.addPass(createConvertGpuOpsToROCDLOps(rocdl));
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  GpuROCDLAttachTargetOptions target;
-  target.chip = options.chip;
-  target.abiVersion = options.abi;
-  target.optLevel = options.optLevel;
-  pm.addPass(createGpuROCDLAttachTarget(target));
+  addGpuToROCDL(kernels, options);
+  addROCDLTarget(pm, options);
 }
 
 void registerMXGemmQuantizePipeline() {

@@ -36,6 +36,15 @@ struct MXGemmToGFX950Options
 void buildMXGemmToGFX950Pipeline(OpPassManager &pm,
                                  const MXGemmToGFX950Options &options);
 
+/// The upstream convert-gpu-to-rocdl{chipset, use-bare-ptr-memref-call-conv}
+/// both kernel pipelines end their gpu.module part with.
+void addGpuToROCDL(OpPassManager &kernels,
+                   const MXGemmToGFX950Options &options);
+
+/// reconcile-unrealized-casts and rocdl-attach-target{chip, abi, O}: the
+/// module-level end of both kernel pipelines.
+void addROCDLTarget(OpPassManager &pm, const MXGemmToGFX950Options &options);
+
 /// Registers `mxgemm-to-gfx950` for mxgemm-opt and the pass registry.
 void registerMXGemmPipelines();
 
