@@ -1,6 +1,7 @@
 //===- ExportManifest.cpp - the manifest of an exported kernel set --------===//
 
 #include "mxgemm/Contract/ExportManifest.h"
+#include "mxgemm/Contract/Digest.h"
 
 #include "Json.h"
 
@@ -16,17 +17,6 @@ bool contract::isPlainFileName(std::string_view name) {
          name.find('/') == std::string_view::npos &&
          name.find('\0') == std::string_view::npos;
 }
-
-namespace {
-bool isSha256Hex(std::string_view s) {
-  if (s.size() != 64)
-    return false;
-  for (char c : s)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-      return false;
-  return true;
-}
-} // namespace
 
 ErrorMessage ExportManifest::parse(std::string_view text, ExportManifest &out) {
   Json j;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Contract/KernelDescriptor.h"
+#include "mxgemm/Contract/Digest.h"
 
 #include "Json.h"
 
@@ -184,15 +185,6 @@ void readResources(const Json &value, KernelResources &res,
       error = "resources: every count must be in 0..2^32-1, got " +
               std::to_string(v);
 }
-
-bool isHexDigest(const std::string &s) {
-  if (s.size() != 64)
-    return false;
-  for (char c : s)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-      return false;
-  return true;
-}
 } // namespace
 
 ErrorMessage KernelDescriptor::parse(std::string_view text,
@@ -294,7 +286,7 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
     return "kernel descriptor: config: " + *e;
   if (ErrorMessage e = verifyProblemConfig(d.problem, d.config))
     return "kernel descriptor: " + *e;
-  if (!isHexDigest(d.codeObjectSha256))
+  if (!isSha256Hex(d.codeObjectSha256))
     return "kernel descriptor: code_object_sha256 must be 64 lower-case hex "
            "digits";
   KernelDescriptor expected = describe(d.kernel, d.problem, d.config, *t);

@@ -31,13 +31,8 @@ constexpr std::string_view kTempPrefix = ".tmp-";
 constexpr size_t kMaxEntryBytes = size_t(256) << 20;
 constexpr int64_t kStaleTempSeconds = 3600;
 
-bool isKey(std::string_view key) {
-  if (key.size() != 64)
-    return false;
-  return std::all_of(key.begin(), key.end(), [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-  });
-}
+/// Keys are SHA-256 digests in sha256Hex's spelling.
+bool isKey(std::string_view key) { return contract::isSha256Hex(key); }
 
 bool endsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() &&

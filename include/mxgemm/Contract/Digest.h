@@ -13,12 +13,16 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace mxgemm::contract {
 
 /// The SHA-256 of `size` bytes at `data` as 64 lower-case hex digits.
 /// `data` may be null when `size` is 0.
 std::string sha256Hex(const void *data, size_t size);
+
+/// True if `text` is what sha256Hex writes: 64 lower-case hex digits.
+bool isSha256Hex(std::string_view text);
 
 } // namespace mxgemm::contract
 
