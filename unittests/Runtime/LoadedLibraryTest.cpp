@@ -158,8 +158,7 @@ TEST(LoadedLibrary, TakesPrecedenceOverTheEmbeddedEntry) {
   Export e;
   std::string dir = e.write("good");
   Context c;
-  EXPECT_EQ(planAt(c.ctx, kAboveEmbedded).reason,
-            MXGEMM_REASON_M_OUT_OF_RANGE);
+  EXPECT_EQ(planAt(c.ctx, kAboveEmbedded).reason, MXGEMM_REASON_M_OUT_OF_RANGE);
   EXPECT_EQ(planAt(c.ctx, 300).kind, MXGEMM_PLAN_KIND_EMBEDDED);
   ASSERT_EQ(mxgemm_context_load_library(c.ctx, dir.c_str()), MXGEMM_STATUS_OK)
       << mxgemm_last_error();

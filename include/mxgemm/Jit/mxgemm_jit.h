@@ -49,8 +49,8 @@ typedef struct mxgemm_jit_result {
   uint32_t struct_size; /* sizeof(mxgemm_jit_result), set by the caller */
   int32_t ok;           /* 1: done; 0: `error` says why */
   char error[1024];
-  char config[1024];       /* #mxgemm.config body */
-  char config_source[128]; /* "database:<entry>", "heuristic:<rule>" */
+  char config[1024];        /* #mxgemm.config body */
+  char config_source[128];  /* "database:<entry>", "heuristic:<rule>" */
   char mxgemm_version[128]; /* "0.1.0 (git <commit>)" */
   char llvm_version[64];
   /* COMPILE: malloc'ed by the library, freed by MXGEMM_JIT_OP_RELEASE. */
