@@ -133,6 +133,12 @@ int main(int argc, char **argv) {
            "and tune one entry <name>_m<lo>_<hi> per other M bucket of "
            "docs/Compiler.md, in the first entry's W layout, with every "
            "seed structure screened; writes the whole database"},
+          {"--keep-layout", nullptr,
+           "with --db: every candidate reads W like the entry it replaces "
+           "(--buckets always does)"},
+          {"--from-scratch", nullptr,
+           "with --buckets: the existing bucket entries are not baselines, "
+           "so the output depends only on each key's first entry"},
           {"--only-buckets", "LO,LO",
            "with --buckets: tune only the buckets starting at these M (the "
            "others keep their entries)"},
@@ -173,6 +179,11 @@ int main(int argc, char **argv) {
   std::vector<MRange> ranges;
   if (!buckets)
     ranges = parseRanges(tool, tool.text("--m"));
+  if (tool.has("--keep-layout") && !tool.has("--db"))
+    tool.usageError("--keep-layout needs --db");
+  const bool fromScratch = tool.has("--from-scratch");
+  if (fromScratch && !buckets)
+    tool.usageError("--from-scratch needs --buckets");
   std::vector<int64_t> onlyBuckets;
   if (tool.has("--only-buckets")) {
     if (!buckets)
@@ -287,7 +298,7 @@ int main(int argc, char **argv) {
           int64_t m = judgedM(bucket);
           o.allSeeds = true;
           o.weightLayout = weightLayoutClass(b->config);
-          if (previous) {
+          if (previous && !fromScratch) {
             o.baseline = previous->config;
             j.previous = *previous;
           }
@@ -327,6 +338,8 @@ int main(int argc, char **argv) {
         j.options.name = e.name;
         j.options.note = e.note;
         j.options.baseline = e.config;
+        if (tool.has("--keep-layout"))
+          j.options.weightLayout = weightLayoutClass(e.config);
         common(j.options);
         jobsList.push_back(std::move(j));
       }
@@ -505,9 +518,18 @@ int main(int argc, char **argv) {
 
   std::string hash = reports.empty() ? "" : reports.front().targetHash;
   std::string text = result.toJson(
-      "mxgemm tuning database written by mxgemm-tune (docs/Tuning.md): every "
-      "'predicted' figure is a PREDICTION of mxgemm-sim (target table " +
-      hash + "), not a measurement.");
+      buckets
+          ? "mxgemm tuning database for gfx950, one entry per (key, M range), "
+            "format in docs/Runtime.md. Each key's first entry is its "
+            "qualified config; the entries <name>_m<lo>_<hi> were written by "
+            "mxgemm-tune --buckets (docs/Tuning.md, \"The database's bucket "
+            "entries: one command\"). Every 'predicted' figure is a "
+            "PREDICTION of mxgemm-sim (target table " +
+                hash + "), not a measurement."
+          : "mxgemm tuning database written by mxgemm-tune (docs/Tuning.md): "
+            "every 'predicted' figure is a PREDICTION of mxgemm-sim (target "
+            "table " +
+                hash + "), not a measurement.");
   // The output must be what the one reader accepts.
   contract::TuningDatabase check;
   if (auto e = contract::TuningDatabase::parse(text, check)) {
