@@ -13,19 +13,23 @@ using contract::KernelConfig;
 std::vector<SpaceAxis> tuner::defaultSearchSpace() {
   // Values outside these lists are either rejected by the gfx950 verifier
   // for every case-table shape (tiles of 512 overflow the accumulators) or
-  // are not implemented (stage_x = packed_registers).
+  // are not implemented (stage_x = packed_registers). Tiles of 16 and 32
+  // rows or columns and K tiles of 384 and 512 serve small M (decode);
+  // k_splits needs direct loads of both operands and K divisible by
+  // k_splits x tile_k, which the verifier and the problem rules check.
   return {
-      {"tile_m", {"64", "128", "256"}},
-      {"tile_n", {"64", "128", "256"}},
-      {"tile_k", {"64", "128", "256"}},
+      {"tile_m", {"16", "32", "64", "128", "256"}},
+      {"tile_n", {"16", "32", "64", "128", "256"}},
+      {"tile_k", {"64", "128", "256", "384", "512"}},
       {"waves_m", {"1", "2", "4"}},
       {"waves_n", {"1", "2", "4"}},
       {"mfma", {"m32n32k64", "m16n16k128"}},
       {"stage_x", {"lds_async", "direct"}},
       {"stage_w", {"packed_registers", "lds_async", "direct"}},
       {"stages", {"1", "2", "3"}},
-      {"lds_layout", {"padded", "xor"}},
+      {"lds_layout", {"plain", "padded", "xor"}},
       {"split", {"1", "2"}},
+      {"k_splits", {"1", "2", "4", "8"}},
       {"schedule", {"interleave", "default", "pingpong"}, false},
       {"group_m", {"4", "8", "16"}, false},
       {"group_n", {"0", "4", "8"}, false},
@@ -57,6 +61,10 @@ const char *tuner::pruneReasonName(PruneReason reason) {
     return "config verifier";
   case PruneReason::Problem:
     return "problem rules";
+  case PruneReason::Layout:
+    return "W layout";
+  case PruneReason::Grid:
+    return "grid size";
   }
   return "?";
 }

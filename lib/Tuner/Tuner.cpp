@@ -1,6 +1,7 @@
 //===- Tuner.cpp - choose configs by search on the simulator --------------===//
 
 #include "mxgemm/Tuner/Tuner.h"
+#include "mxgemm/Tuner/Seeds.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -56,52 +57,6 @@ ErrorMessage tuner::validateOptions(const TuneOptions &o) {
 }
 
 namespace {
-
-/// Seed structures: the shapes of the fastest public gfx950 FP8 GEMMs and of
-/// the project's earlier rankings (docs/Tuning.md), as config text. Each is
-/// dropped for a problem it does not fit.
-const char *const kSeeds[][2] = {
-    {"E128", "tile_m = 128, tile_n = 256, tile_k = 128, waves_m = 1, "
-             "waves_n = 4, stage_x = lds_async, stage_w = packed_registers, "
-             "stages = 2, lds_layout = padded, schedule = interleave, "
-             "group_m = 8, group_n = 4, xcd_remap = true"},
-    {"E256", "tile_m = 128, tile_n = 256, tile_k = 256, waves_m = 1, "
-             "waves_n = 4, stage_x = lds_async, stage_w = packed_registers, "
-             "stages = 2, lds_layout = padded, schedule = interleave, "
-             "group_m = 8, group_n = 4, xcd_remap = true"},
-    {"E128n128", "tile_m = 128, tile_n = 128, tile_k = 128, waves_m = 1, "
-                 "waves_n = 4, stage_x = lds_async, "
-                 "stage_w = packed_registers, stages = 2, "
-                 "lds_layout = padded, schedule = interleave, group_m = 8, "
-                 "group_n = 4, xcd_remap = true"},
-    {"F", "tile_m = 256, tile_n = 256, tile_k = 128, waves_m = 2, "
-          "waves_n = 4, stage_x = lds_async, stage_w = lds_async, stages = 2, "
-          "lds_layout = xor, schedule = interleave, group_m = 8, "
-          "group_n = 4, xcd_remap = true"},
-    {"Q3", "tile_m = 256, tile_n = 256, tile_k = 64, waves_m = 4, "
-           "waves_n = 2, stage_x = lds_async, stage_w = lds_async, "
-           "stages = 3, lds_layout = xor, schedule = pingpong, group_m = 8, "
-           "group_n = 4, xcd_remap = true"},
-};
-
-KernelConfig parseSeed(const char *text) {
-  KernelConfig c;
-  StringRef rest(text);
-  while (!rest.empty()) {
-    auto [part, tail] = rest.split(',');
-    rest = tail;
-    auto [name, value] = part.split('=');
-    int f = contract::findConfigField(std::string_view(name.trim()));
-    StringRef v = value.trim();
-    int64_t i;
-    if (contract::configFieldKind(f) == contract::ConfigFieldKind::Integer &&
-        !v.getAsInteger(10, i))
-      (void)contract::setConfigInteger(c, f, i);
-    else
-      (void)contract::setConfigKeyword(c, f, std::string_view(v));
-  }
-  return c;
-}
 
 double infinity() { return std::numeric_limits<double>::infinity(); }
 
@@ -176,10 +131,27 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
   // The budget counts candidates; one whose code object was screened
   // already costs its compile but no simulation.
   std::vector<std::string> known; // code objects already screened
-  auto propose = [&](const KernelConfig &c, std::string origin) {
-    if (cands.size() + pending.size() >= options.budget)
+  const int64_t maxM = *std::max_element(allMs.begin(), allMs.end());
+  // Tiles far taller than every sampled M compute rows that do not exist,
+  // and a grid of more workgroups than this takes minutes to simulate
+  // (16x16 tiles at M = 16384): both are pruned before compiling.
+  constexpr int64_t kMaxSimulatedWorkgroups = 32768;
+  auto gridFits = [&](const KernelConfig &c) {
+    if (c.tileM > 32 && c.tileM >= 2 * maxM)
       return false;
-    if (space.prune(problem, c, target)) {
+    int64_t rows = (maxM + c.tileM - 1) / c.tileM;
+    int64_t cols = (problem.n + c.tileN - 1) / c.tileN;
+    return rows * cols * std::max<int64_t>(1, c.kSplits) <=
+           kMaxSimulatedWorkgroups;
+  };
+  auto propose = [&](const KernelConfig &c, std::string origin,
+                     bool seed = false) {
+    if (!(seed && options.allSeeds) &&
+        cands.size() + pending.size() >= options.budget)
+      return false;
+    if (space.prune(problem, c, target) || !gridFits(c) ||
+        (!options.weightLayout.empty() &&
+         weightLayoutClass(c) != options.weightLayout)) {
       ++report.mutantsPruned;
       return false;
     }
@@ -188,6 +160,24 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
     pending.push_back({c, std::move(origin), {}, {}});
     return true;
   };
+  std::vector<SeedStructure> seeds;
+  {
+    // Seeds for each sampled M (largest first), in the key's W layout if it
+    // has one, else both layouts.
+    std::vector<int64_t> ms = allMs;
+    std::sort(ms.rbegin(), ms.rend());
+    for (int64_t m : ms)
+      for (bool panels : {false, true}) {
+        std::string cls = panels
+                              ? "panels:" + std::string(contract::mfmaShapeName(
+                                                contract::MfmaShape::M32N32K64))
+                              : "row_major";
+        if (!options.weightLayout.empty() && options.weightLayout != cls)
+          continue;
+        for (SeedStructure &s : seedStructures(problem, m, panels))
+          seeds.push_back(std::move(s));
+      }
+  }
   Point base;
   if (options.baseline) {
     base = space.pointOf(*options.baseline);
@@ -196,10 +186,14 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
     seen.insert(contract::formatConfigBody(*options.baseline));
     pending.push_back({*options.baseline, "baseline", {}, {}});
   } else {
-    base = space.pointOf(parseSeed(kSeeds[0][1]));
+    // The non-structural rows (schedule, tile order) of the enumeration
+    // and of the random draws: the defaults.
+    base = space.pointOf(KernelConfig{});
   }
-  for (const auto &seed : kSeeds)
-    propose(parseSeed(seed[1]), std::string("seed ") + seed[0]);
+  for (const auto &[name, config] : options.extraSeeds)
+    propose(config, "seed " + name, true);
+  for (const SeedStructure &s : seeds)
+    propose(s.config, "seed " + s.name, true);
 
   std::vector<Point> valid;
   report.enumerated =
@@ -239,6 +233,9 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
         ++report.screened;
         if (!c.screen.codeObjectSha256.empty())
           known.push_back(c.screen.codeObjectSha256);
+        for (const MPrediction &p : c.screen.predictions)
+          if (report.targetHash.empty())
+            report.targetHash = p.targetHash;
       }
       log << formatv("#{0} [{1}] {2}\n    ", cands.size(), c.origin,
                      contract::formatConfigBody(c.config));
@@ -310,6 +307,7 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
   std::string chosenClass;
   for (const std::string &cls : classOrder)
     if (classScore[cls] < infinity() &&
+        (options.weightLayout.empty() || cls == options.weightLayout) &&
         (chosenClass.empty() || classScore[cls] < classScore[chosenClass]))
       chosenClass = cls;
   if (chosenClass.empty())
@@ -328,6 +326,12 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
       fullRuns.push_back(key);
   };
   std::vector<std::vector<size_t>> confirmed(options.ranges.size());
+  auto screenedOnly = [&](const MRange &r) {
+    return options.confirm == 0 ||
+           (options.fullUpTo > 0 &&
+            *std::max_element(r.samples.begin(), r.samples.end()) >
+                options.fullUpTo);
+  };
   for (size_t ri = 0; ri < options.ranges.size(); ++ri) {
     const MRange &r = options.ranges[ri];
     std::vector<size_t> order = ranked(cands, [&](const Candidate &c) {
@@ -335,9 +339,10 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
                  ? screenedTime(c, r.samples)
                  : infinity();
     });
-    // --confirm 0: the screened predictions decide and are recorded.
-    for (size_t i = 0; i < order.size() && i < std::max(1u, options.confirm);
-         ++i)
+    // --confirm 0 (or a range above --full-up-to): the screened
+    // predictions decide and are recorded.
+    unsigned count = screenedOnly(r) ? 1u : options.confirm;
+    for (size_t i = 0; i < order.size() && i < count; ++i)
       confirmed[ri].push_back(order[i]);
     if (options.baseline && cands[0].screen.status == EvalStatus::Simulated &&
         std::find(confirmed[ri].begin(), confirmed[ri].end(), 0) ==
@@ -351,16 +356,20 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
     // One request per (candidate, M): full simulations take minutes, so
     // they are what must run in parallel; a compile is under a second.
     std::vector<EvalRequest> requests;
-    for (auto &[c, m] : fullRuns)
-      requests.push_back({problem, cands[c].config, {m}, SimMode::Full});
-    if (options.confirm == 0) {
-      for (auto &[c, m] : fullRuns)
-        for (const MPrediction &p : cands[c].screen.predictions)
-          if (p.m == m)
-            cands[c].full[m] = p;
-      requests.clear();
-      fullRuns.clear();
+    std::vector<std::pair<size_t, int64_t>> simulated;
+    for (auto &[c, m] : fullRuns) {
+      bool screenOnly = options.confirm == 0 ||
+                        (options.fullUpTo > 0 && m > options.fullUpTo);
+      if (!screenOnly) {
+        requests.push_back({problem, cands[c].config, {m}, SimMode::Full});
+        simulated.push_back({c, m});
+        continue;
+      }
+      for (const MPrediction &p : cands[c].screen.predictions)
+        if (p.m == m)
+          cands[c].full[m] = p;
     }
+    fullRuns = std::move(simulated);
     if (!fullRuns.empty())
       log << formatv("confirming with {0} full simulations\n", fullRuns.size());
     log.flush();

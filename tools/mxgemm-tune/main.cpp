@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxgemm/Contract/ConfigSelection.h"
 #include "mxgemm/Contract/Digest.h"
 #include "mxgemm/Contract/TuningDatabase.h"
 #include "mxgemm/Support/Options.h"
@@ -38,7 +39,16 @@ namespace {
 /// One key to tune and where its names come from.
 struct Job {
   TuneOptions options;
+  /// --buckets: the entry this job replaces (if the database has it).
+  std::optional<contract::TuningEntry> previous;
 };
+
+/// --buckets: the M each bucket is judged at, its upper end, except the
+/// last bucket's, judged at its lower end (a kernel's grid only grows with
+/// M, and simulating M = 65536 takes minutes).
+int64_t judgedM(const contract::MBucket &b) {
+  return b.mMin > 16384 ? b.mMin : b.mMax;
+}
 
 std::vector<MRange> parseRanges(const ToolOptions &tool, StringRef text) {
   std::vector<MRange> ranges;
@@ -118,6 +128,23 @@ int main(int argc, char **argv) {
            "tune the keys of this database; its configs are the baselines, "
            "its names and notes are kept"},
           {"--entries", "A,B", "only these entries of --db"},
+          {"--buckets", nullptr,
+           "with --db: keep each key's first entry (its qualified config) "
+           "and tune one entry <name>_m<lo>_<hi> per other M bucket of "
+           "docs/Compiler.md, in the first entry's W layout, with every "
+           "seed structure screened; writes the whole database"},
+          {"--keep-layout", nullptr,
+           "with --db: every candidate reads W like the entry it replaces "
+           "(--buckets always does)"},
+          {"--from-scratch", nullptr,
+           "with --buckets: the existing bucket entries are not baselines, "
+           "so the output depends only on each key's first entry"},
+          {"--only-buckets", "LO,LO",
+           "with --buckets: tune only the buckets starting at these M (the "
+           "others keep their entries)"},
+          {"--full-up-to", "M",
+           "ranges judged above M are decided by screening, without full "
+           "simulations"},
           {"--m", "RANGES",
            "M, LO..HI (simulated at HI) or LO..HI@S1/S2, comma separated"},
           {"-o", "OUT", "the tuning database to write"},
@@ -142,9 +169,41 @@ int main(int argc, char **argv) {
   std::string out = tool.text("-o");
   if (out.empty())
     tool.usageError("missing -o OUT.json");
-  if (!tool.has("--m"))
+  const bool buckets = tool.has("--buckets");
+  if (buckets && !tool.has("--db"))
+    tool.usageError("--buckets tunes the keys of a database: give --db");
+  if (buckets && tool.has("--m"))
+    tool.usageError("--buckets sets the M ranges (the buckets); drop --m");
+  if (!buckets && !tool.has("--m"))
     tool.usageError("missing --m");
-  std::vector<MRange> ranges = parseRanges(tool, tool.text("--m"));
+  std::vector<MRange> ranges;
+  if (!buckets)
+    ranges = parseRanges(tool, tool.text("--m"));
+  if (tool.has("--keep-layout") && !tool.has("--db"))
+    tool.usageError("--keep-layout needs --db");
+  const bool fromScratch = tool.has("--from-scratch");
+  if (fromScratch && !buckets)
+    tool.usageError("--from-scratch needs --buckets");
+  std::vector<int64_t> onlyBuckets;
+  if (tool.has("--only-buckets")) {
+    if (!buckets)
+      tool.usageError("--only-buckets needs --buckets");
+    SmallVector<StringRef> items;
+    StringRef(tool.text("--only-buckets")).split(items, ',', -1, false);
+    for (StringRef item : items) {
+      int64_t lo;
+      if (item.trim().getAsInteger(10, lo) ||
+          none_of(contract::kMBuckets,
+                  [&](const contract::MBucket &b) { return b.mMin == lo; }))
+        tool.usageError("--only-buckets: '" + item.str() +
+                        "' is not the lower end of an M bucket (1, 17, 65, "
+                        "257, 1025, 4097, 8193, 16385)");
+      onlyBuckets.push_back(lo);
+    }
+  }
+  int64_t fullUpTo = tool.integer("--full-up-to", 0);
+  if (fullUpTo < 0)
+    tool.usageError("--full-up-to must not be negative");
   int64_t budget = tool.integer("--budget", 24);
   int64_t seed = tool.integer("--seed", 1);
   int64_t jobs = tool.integer("--jobs", 2);
@@ -172,7 +231,13 @@ int main(int argc, char **argv) {
     o.seed = uint64_t(seed);
     o.jobs = unsigned(jobs);
     o.confirm = unsigned(confirm);
+    o.fullUpTo = fullUpTo;
   };
+  // --buckets: the entries of the database in the order they are written
+  // (each key's first entry, then its bucket entries); a job's result
+  // replaces its previous entry.
+  std::vector<contract::TuningEntry> kept;
+  std::vector<std::pair<size_t, size_t>> bucketSlots; // (job, slot in kept)
   if (tool.has("--db")) {
     if (tool.has("--n") || tool.has("--k") || tool.has("--baseline"))
       tool.usageError("--db takes its keys and baselines from the database; "
@@ -190,16 +255,94 @@ int main(int argc, char **argv) {
     for (StringRef w : wanted)
       if (!db.find(std::string_view(w)))
         tool.usageError("--entries: no entry named '" + w.str() + "'");
-    for (const contract::TuningEntry &e : db.entries) {
-      if (!wanted.empty() && !is_contained(wanted, StringRef(e.name)))
-        continue;
-      Job j;
-      j.options.problem = e.problem;
-      j.options.name = e.name;
-      j.options.note = e.note;
-      j.options.baseline = e.config;
-      common(j.options);
-      jobsList.push_back(std::move(j));
+    if (buckets) {
+      // Each key's first entry is its base (the qualified config).
+      std::vector<const contract::TuningEntry *> bases;
+      for (const contract::TuningEntry &e : db.entries)
+        if (none_of(bases, [&](const contract::TuningEntry *b) {
+              return b->problem == e.problem;
+            }))
+          bases.push_back(&e);
+      for (const contract::TuningEntry *b : bases)
+        kept.push_back(*b);
+      for (const contract::TuningEntry *b : bases) {
+        bool selected =
+            wanted.empty() || is_contained(wanted, StringRef(b->name));
+        std::vector<std::string> bucketNames;
+        for (const contract::MBucket &bucket : contract::kMBuckets) {
+          if (bucket.mMin <= b->mMax && b->mMin <= bucket.mMax) {
+            if (bucket.mMin != b->mMin || bucket.mMax != b->mMax)
+              tool.usageError("--buckets: entry '" + b->name + "' (M " +
+                              std::to_string(b->mMin) + ".." +
+                              std::to_string(b->mMax) +
+                              ") is not exactly one M bucket");
+            continue;
+          }
+          std::string name =
+              formatv("{0}_m{1}_{2}", b->name, bucket.mMin, bucket.mMax).str();
+          bucketNames.push_back(name);
+          const contract::TuningEntry *previous = db.find(name);
+          if (previous && previous->problem != b->problem)
+            tool.usageError("--buckets: entry '" + name +
+                            "' has another key than '" + b->name + "'");
+          if (!selected || (!onlyBuckets.empty() &&
+                            !is_contained(onlyBuckets, bucket.mMin))) {
+            if (previous)
+              kept.push_back(*previous);
+            continue;
+          }
+          Job j;
+          TuneOptions &o = j.options;
+          o.problem = b->problem;
+          o.name = name;
+          int64_t m = judgedM(bucket);
+          o.allSeeds = true;
+          o.weightLayout = weightLayoutClass(b->config);
+          if (previous && !fromScratch) {
+            o.baseline = previous->config;
+            j.previous = *previous;
+          }
+          // What --config=auto picks without this bucket's entry (the
+          // heuristic, in the key's W layout): an entry is never predicted
+          // slower than the compiler's own choice.
+          contract::TuningDatabase baseOnly;
+          baseOnly.entries.push_back(*b);
+          contract::ConfigChoice heuristic;
+          if (!contract::selectConfig(b->problem, m, &baseOnly, target::kGFX950,
+                                      heuristic))
+            o.extraSeeds.push_back({heuristic.sourceLabel(), heuristic.config});
+          // Above M = 1024 the key's qualified structure competes too.
+          if (m > 1024)
+            o.extraSeeds.push_back({"qualified " + b->name, b->config});
+          common(o);
+          o.ranges = {MRange{bucket.mMin, bucket.mMax, {m}}};
+          bucketSlots.push_back({jobsList.size(), kept.size()});
+          kept.push_back(previous ? *previous : contract::TuningEntry{});
+          jobsList.push_back(std::move(j));
+        }
+        // Entries of the key that are neither its base nor a bucket entry
+        // would overlap the buckets.
+        for (const contract::TuningEntry &e : db.entries)
+          if (e.problem == b->problem && &e != b &&
+              !is_contained(bucketNames, e.name))
+            tool.usageError("--buckets: entry '" + e.name + "' of key '" +
+                            b->name + "' is not named <" + b->name +
+                            ">_m<lo>_<hi> after an M bucket");
+      }
+    } else {
+      for (const contract::TuningEntry &e : db.entries) {
+        if (!wanted.empty() && !is_contained(wanted, StringRef(e.name)))
+          continue;
+        Job j;
+        j.options.problem = e.problem;
+        j.options.name = e.name;
+        j.options.note = e.note;
+        j.options.baseline = e.config;
+        if (tool.has("--keep-layout"))
+          j.options.weightLayout = weightLayoutClass(e.config);
+        common(j.options);
+        jobsList.push_back(std::move(j));
+      }
     }
   } else {
     if (!tool.has("--n") || !tool.has("--k"))
@@ -282,8 +425,10 @@ int main(int argc, char **argv) {
   const auto start = std::chrono::steady_clock::now();
   contract::TuningDatabase result;
   std::vector<TuneReport> reports;
+  std::vector<std::string> reportNames;
   int status = ExitSuccess;
-  for (Job &j : jobsList) {
+  for (size_t ji = 0; ji < jobsList.size(); ++ji) {
+    Job &j = jobsList[ji];
     outs() << "== " << j.options.name << " (N = " << j.options.problem.n
            << ", K = " << j.options.problem.k << ")\n";
     outs().flush();
@@ -294,9 +439,22 @@ int main(int argc, char **argv) {
       status = ExitFailure;
       continue;
     }
-    for (contract::TuningEntry &e : r->entries)
-      result.entries.push_back(e);
+    if (buckets) {
+      for (auto &[job, slot] : bucketSlots)
+        if (job == ji)
+          kept[slot] = r->entries.front();
+    } else {
+      for (contract::TuningEntry &e : r->entries)
+        result.entries.push_back(e);
+    }
     reports.push_back(std::move(*r));
+    reportNames.push_back(j.options.name);
+  }
+  if (buckets) {
+    // A bucket whose search failed keeps its previous entry (if any).
+    for (contract::TuningEntry &e : kept)
+      if (!e.name.empty())
+        result.entries.push_back(std::move(e));
   }
   if (ownWorkDir)
     sys::fs::remove_directories(workDir);
@@ -315,7 +473,7 @@ int main(int argc, char **argv) {
     for (auto &[reason, n] : r.enumerationPruned)
       pruned += n;
     outs() << formatv("{0}: space {1} generated, {2} pruned statically (",
-                      jobsList[i].options.name, r.enumerated, pruned);
+                      reportNames[i], r.enumerated, pruned);
     bool first = true;
     for (auto &[reason, n] : r.enumerationPruned) {
       outs() << (first ? "" : ", ") << pruneReasonName(reason) << " " << n;
@@ -360,9 +518,18 @@ int main(int argc, char **argv) {
 
   std::string hash = reports.empty() ? "" : reports.front().targetHash;
   std::string text = result.toJson(
-      "mxgemm tuning database written by mxgemm-tune (docs/Tuning.md): every "
-      "'predicted' figure is a PREDICTION of mxgemm-sim (target table " +
-      hash + "), not a measurement.");
+      buckets
+          ? "mxgemm tuning database for gfx950, one entry per (key, M range), "
+            "format in docs/Runtime.md. Each key's first entry is its "
+            "qualified config; the entries <name>_m<lo>_<hi> were written by "
+            "mxgemm-tune --buckets (docs/Tuning.md, \"The database's bucket "
+            "entries: one command\"). Every 'predicted' figure is a "
+            "PREDICTION of mxgemm-sim (target table " +
+                hash + "), not a measurement."
+          : "mxgemm tuning database written by mxgemm-tune (docs/Tuning.md): "
+            "every 'predicted' figure is a PREDICTION of mxgemm-sim (target "
+            "table " +
+                hash + "), not a measurement.");
   // The output must be what the one reader accepts.
   contract::TuningDatabase check;
   if (auto e = contract::TuningDatabase::parse(text, check)) {

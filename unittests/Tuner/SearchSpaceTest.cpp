@@ -10,6 +10,7 @@
 #include "mxgemm/Tuner/SearchSpace.h"
 #include "mxgemm/Contract/TuningDatabase.h"
 #include "mxgemm/Tuner/Evaluator.h"
+#include "mxgemm/Tuner/Seeds.h"
 #include "mxgemm/Tuner/Tuner.h"
 
 #include <gtest/gtest.h>
@@ -229,6 +230,53 @@ TEST(TuningDatabase, WriterOutputIsReadBack) {
       contract::TuningDatabase::parse(db.toJson("test"), back);
   ASSERT_TRUE(e);
   EXPECT_NE(e->find("outside the entry's m_range"), std::string::npos) << *e;
+}
+
+} // namespace
+
+namespace {
+
+// The seed structures of every bucket's judged M, for the case table's
+// shapes, are configs the contract accepts for the problem (the search
+// screens them, so one the verifier rejects would be wasted), read W in the
+// layout asked for, and the decode ones have tiles no taller than 32 rows.
+TEST(Seeds, VerifyAndKeepTheLayout) {
+  const int64_t shapes[][2] = {{16384, 1280}, {4096, 6144}, {7168, 2048},
+                               {2048, 7168},  {7168, 1152}, {4096, 1280}};
+  for (auto [n, k] : shapes)
+    for (int64_t m : {16, 64, 256, 1024, 4096, 8192, 16385})
+      for (bool panels : {false, true}) {
+        std::vector<SeedStructure> seeds =
+            seedStructures(problem(n, k), m, panels);
+        EXPECT_FALSE(seeds.empty()) << n << " " << k << " " << m;
+        for (const SeedStructure &s : seeds) {
+          SCOPED_TRACE(s.name + " N " + std::to_string(n) + " K " +
+                       std::to_string(k) + " M " + std::to_string(m));
+          EXPECT_EQ(s.config.readsWeightPanels(), panels);
+          EXPECT_FALSE(contract::verifyProblemConfig(problem(n, k), s.config));
+          if (m <= 64)
+            EXPECT_LE(s.config.tileM, 64);
+          if (m <= 16)
+            EXPECT_LE(s.config.tileM, 32);
+          if (s.config.kSplits > 1)
+            EXPECT_EQ(k % (s.config.kSplits * s.config.tileK), 0);
+        }
+      }
+}
+
+// Decode seeds split K only where N alone gives fewer than 512 workgroups
+// (two per CU), and do split some tiles of a narrow N.
+TEST(Seeds, SplitKOnlyForFewWorkgroups) {
+  for (int64_t n : {1024, 7168, 16384}) {
+    int count = 0;
+    for (const SeedStructure &s : seedStructures(problem(n, 2048), 16, false))
+      if (s.config.kSplits > 1) {
+        ++count;
+        EXPECT_LT((n + s.config.tileN - 1) / s.config.tileN, 512) << s.name;
+      }
+    if (n == 1024)
+      EXPECT_GT(count, 0);
+  }
 }
 
 } // namespace

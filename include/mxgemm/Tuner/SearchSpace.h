@@ -34,7 +34,8 @@ struct SpaceAxis {
 };
 
 /// The default table: every value the gfx950 verifier can accept for the
-/// case-table shapes, except `split` above 2 and waves_per_eu above 2.
+/// case-table shapes and their decode and small-batch buckets, except
+/// `split` above 2, `k_splits` above 8 and waves_per_eu above 2.
 std::vector<SpaceAxis> defaultSearchSpace();
 
 /// Small deterministic generator (SplitMix64): the same seed gives the same
@@ -54,6 +55,8 @@ private:
 enum class PruneReason : uint8_t {
   Config,  // contract::verifyConfig (ranges, waves, LDS, accumulators)
   Problem, // contract::verifyProblemConfig (N, K divisibility)
+  Layout,  // reads W in another layout than the key's entries
+  Grid,    // tiles far taller than M, or too many workgroups to simulate
 };
 const char *pruneReasonName(PruneReason reason);
 

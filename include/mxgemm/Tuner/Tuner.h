@@ -57,6 +57,18 @@ struct TuneOptions {
   unsigned confirm = 2;
   /// Random points of the space in the first population.
   unsigned initialRandom = 4;
+  /// Screen every seed structure even beyond the budget (the budget then
+  /// adds random points and mutants only where it exceeds the seeds).
+  bool allSeeds = false;
+  /// Ranges whose largest sample M is above this are decided by the
+  /// screened predictions, without full simulations (0: no limit).
+  int64_t fullUpTo = 0;
+  /// W layout class every candidate must read ("row_major",
+  /// "panels:m32n32k64"; empty: the search chooses one for the key).
+  std::string weightLayout;
+  /// More seed structures, screened after the baseline (e.g. the
+  /// heuristic's pick and the key's large-M config).
+  std::vector<std::pair<std::string, contract::KernelConfig>> extraSeeds;
   /// Parents of each generation: the best `elite` at each sampled M.
   unsigned elite = 3;
   std::vector<SpaceAxis> space = defaultSearchSpace();

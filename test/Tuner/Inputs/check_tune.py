@@ -2,9 +2,10 @@
 
   check_tune.py counts LOG BUDGET
       The log's counts add up: structural configs enumerated = the product
-      of the default table's structural axes (3 tile_m x 3 tile_n x 3 tile_k
+      of the default table's structural axes (5 tile_m x 5 tile_n x 5 tile_k
       x 3 waves_m x 3 waves_n x 2 mfma x 2 stage_x x 3 stage_w x 3 stages x
-      2 lds_layout x 2 split = 34992), passing + pruned = enumerated, and
+      3 lds_layout x 2 split x 4 k_splits = 972000), passing + pruned =
+      enumerated, and
       BUDGET candidates tried: screened plus duplicates (configs that
       compiled to a code object already screened).
   check_tune.py ranking DB BASELINE_SIM CHOSEN_SIM M
@@ -34,7 +35,7 @@ def counts(log_path, budget):
     generated, pruned, screened = map(int, summary.groups())
     dup = re.search(r"screened \([^)]*duplicate (\d+)", text)
     duplicates = int(dup.group(1)) if dup else 0
-    product = 3 * 3 * 3 * 3 * 3 * 2 * 2 * 3 * 3 * 2 * 2
+    product = 5 * 5 * 5 * 3 * 3 * 2 * 2 * 3 * 3 * 3 * 2 * 4
     if enumerated != product or generated != product:
         fail("enumerated %d, expected %d" % (enumerated, product))
     if passing + pruned != enumerated:
@@ -62,10 +63,50 @@ def ranking(db_path, baseline_sim, chosen_sim, m):
         fail("the baseline was chosen")
 
 
+BUCKETS = [(1, 16), (17, 64), (65, 256), (257, 1024), (1025, 4096),
+           (4097, 8192), (8193, 16384), (16385, 65536)]
+
+
+def reads_panels(config):
+    return config.get("stage_w") == "packed_registers"
+
+
+def buckets(in_path, out_path, checks):
+    before = json.load(open(in_path))["entries"]
+    after = {e["name"]: e for e in json.load(open(out_path))["entries"]}
+    names = [c.split(":", 1)[0] for c in checks]
+    for e in before:
+        if e["name"] not in names and after.get(e["name"]) != e:
+            fail("entry %s was not kept as it was" % e["name"])
+    base = before[0]
+    for check in checks:
+        name, sim = check.split(":", 1)
+        e = after.get(name)
+        if not e:
+            fail("no entry " + name)
+        if e["key"] != base["key"]:
+            fail(name + ": another key")
+        lo, hi = e["m_range"]
+        if (lo, hi) not in BUCKETS or name != "%s_m%d_%d" % (base["name"], lo, hi):
+            fail(name + ": range %d..%d is not its bucket" % (lo, hi))
+        if reads_panels(e["config"]) != reads_panels(base["config"]):
+            fail(name + ": reads W in another layout than " + base["name"])
+        auto = json.load(open(sim))
+        (pred,) = e["predicted"]
+        if pred["time_us"] > auto["time_us"] + 0.006:
+            fail("%s: %.3f us, slower than auto's %.3f us" %
+                 (name, pred["time_us"], auto["time_us"]))
+    extra = set(after) - {e["name"] for e in before} - set(names)
+    if extra:
+        fail("unexpected entries " + ", ".join(sorted(extra)))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "counts":
         counts(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == "ranking":
         ranking(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    elif sys.argv[1] == "buckets":
+        buckets(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
         fail("unknown mode " + sys.argv[1])

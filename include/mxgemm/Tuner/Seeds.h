@@ -1,0 +1,39 @@
+//===- Seeds.h - the first population of mxgemm-tune ------------*- C++ -*-===//
+//
+// The kernel structures a search starts from, by the M it is judged at:
+// decode (M <= 64: 16x16x128 MFMAs or 32-row panel tiles loaded directly,
+// narrow tiles, split-K where N alone gives few workgroups), small batches
+// (M <= 1024: direct tiles up to 128x128, LDS-staged and ping-pong ones)
+// and large M (the case table's 128x256 and 256x256 structures). They were
+// the hand-ranked candidate lists of docs/Tuning.md's bucket entries; the
+// search screens them first and mutates the best. Plain data, no I/O.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXGEMM_TUNER_SEEDS_H
+#define MXGEMM_TUNER_SEEDS_H
+
+#include "mxgemm/Contract/KernelConfig.h"
+#include "mxgemm/Contract/Problem.h"
+
+#include <string>
+#include <vector>
+
+namespace mxgemm::tuner {
+
+struct SeedStructure {
+  std::string name; // "decode 16x64x256 1x4", "Q3", ...
+  contract::KernelConfig config;
+};
+
+/// The seed structures for `problem` judged at `m`, in the order they are
+/// screened (the budget truncates the tail). Only structures the problem's
+/// divisibility rules can accept are listed; the verifier still prunes.
+/// `panels` selects the structures that read W in 32x32x64 MFMA panels
+/// rather than row-major.
+std::vector<SeedStructure> seedStructures(const contract::GemmProblem &problem,
+                                          int64_t m, bool panels);
+
+} // namespace mxgemm::tuner
+
+#endif // MXGEMM_TUNER_SEEDS_H

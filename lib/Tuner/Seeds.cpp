@@ -1,0 +1,218 @@
+//===- Seeds.cpp - the first population of mxgemm-tune --------------------===//
+
+#include "mxgemm/Tuner/Seeds.h"
+
+#include <algorithm>
+
+using namespace mxgemm;
+using namespace mxgemm::tuner;
+using contract::KernelConfig;
+using contract::LdsLayout;
+using contract::MfmaShape;
+using contract::Schedule;
+using contract::Staging;
+
+namespace {
+
+struct Tile {
+  int64_t m, n, waveM, waveN;
+};
+
+std::string tileName(const char *kind, const KernelConfig &c) {
+  std::string s = std::string(kind) + " " + std::to_string(c.tileM) + "x" +
+                  std::to_string(c.tileN) + "x" + std::to_string(c.tileK) +
+                  " " + std::to_string(c.wavesM) + "x" +
+                  std::to_string(c.wavesN);
+  if (c.kSplits > 1)
+    s += " k_splits " + std::to_string(c.kSplits);
+  return s;
+}
+
+KernelConfig direct(Tile t, int64_t tileK, MfmaShape mfma) {
+  KernelConfig c;
+  c.tileM = t.m;
+  c.tileN = t.n;
+  c.tileK = tileK;
+  c.wavesM = t.waveM;
+  c.wavesN = t.waveN;
+  c.mfma = mfma;
+  return c;
+}
+
+/// X and W through a 3-stage XOR LDS ring, two groups of waves taking turns
+/// (docs/Design.md, "Ping-pong").
+KernelConfig pingPong(Tile t, int64_t tileK) {
+  KernelConfig c = direct(t, tileK, MfmaShape::M32N32K64);
+  c.groupM = 8;
+  c.groupN = 4;
+  c.xcdRemap = true;
+  c.stageX = c.stageW = Staging::LdsAsync;
+  c.stages = 3;
+  c.ldsLayout = LdsLayout::Xor;
+  c.schedule = Schedule::PingPong;
+  return c;
+}
+
+/// X through a padded 2-stage LDS ring, W straight from MFMA panels.
+KernelConfig packedStaged(Tile t, int64_t tileK, int64_t stages, bool grouped) {
+  KernelConfig c = direct(t, tileK, MfmaShape::M32N32K64);
+  c.stageX = Staging::LdsAsync;
+  c.stageW = Staging::PackedRegisters;
+  c.stages = stages;
+  c.ldsLayout = LdsLayout::Padded;
+  c.schedule = Schedule::Interleave;
+  if (grouped) {
+    c.groupM = 8;
+    c.groupN = 4;
+    c.xcdRemap = true;
+  }
+  return c;
+}
+
+int64_t firstDivisor(int64_t k, std::initializer_list<int64_t> sizes) {
+  for (int64_t s : sizes)
+    if (k % s == 0)
+      return s;
+  return 0;
+}
+
+void rowMajor(const contract::GemmProblem &p, int64_t m,
+              std::vector<SeedStructure> &out) {
+  const int64_t n = p.n, k = p.k;
+  // Direct loads mask a K tail, so a tile_k that divides nothing still runs.
+  int64_t tk = firstDivisor(k, {256, 384, 128});
+  if (!tk)
+    tk = k < 256 ? 128 : 256;
+  if (m <= 64) {
+    // Decode: 16x16x128 MFMAs, both operands loaded directly (no LDS, no
+    // barrier), narrow tiles so that the grid spreads W over the CUs, and
+    // long K tiles so that each wave keeps many W bytes in flight.
+    std::vector<Tile> shapes = {{16, 16, 1, 1},
+                                {16, 32, 1, 2},
+                                {16, 64, 1, 4},
+                                {16, 64, 1, 2},
+                                {16, 128, 1, 4}};
+    if (m > 16)
+      shapes.insert(shapes.end(),
+                    {{32, 32, 2, 1}, {32, 64, 2, 2}, {64, 64, 2, 2}});
+    for (Tile t : shapes) {
+      KernelConfig c = direct(t, tk, MfmaShape::M16N16K128);
+      out.push_back({tileName("decode", c), c});
+      // Split-K when N alone gives too few workgroups to stream W from
+      // every CU (an FP32 workspace and a second launch).
+      for (int64_t splits : {2, 4})
+        if (k % (splits * tk) == 0 && (n + t.n - 1) / t.n < 512) {
+          c.kSplits = splits;
+          out.push_back({tileName("decode", c), c});
+        }
+    }
+    return;
+  }
+  if (m <= 1024) {
+    for (Tile t : std::initializer_list<Tile>{{32, 64, 2, 2},
+                                              {64, 64, 2, 2},
+                                              {64, 128, 2, 2},
+                                              {128, 64, 4, 1},
+                                              {128, 128, 2, 2},
+                                              {128, 128, 4, 2}}) {
+      // Above M = 256 the small direct tiles lose (and take the longest to
+      // simulate: thousands of workgroups).
+      if (m > 256 && t.m * t.n < 64 * 128)
+        continue;
+      KernelConfig c = direct(t, tk, MfmaShape::M16N16K128);
+      out.push_back({tileName("direct", c), c});
+    }
+    KernelConfig staged = direct({64, 128, 1, 4}, 128, MfmaShape::M32N32K64);
+    staged.stageX = staged.stageW = Staging::LdsAsync;
+    staged.stages = 2;
+    staged.ldsLayout = LdsLayout::Xor;
+    out.push_back({tileName("staged", staged), staged});
+  }
+  // Ping-pong: Q3 (256x256x64, 4x2 waves), R1 (256x128x128), R2
+  // (128x256x128, 2x4 waves); R1 only up to M = 1024.
+  if (k % 64 == 0 && n % 256 == 0)
+    out.push_back({"Q3", pingPong({256, 256, 4, 2}, 64)});
+  if (m <= 1024 && k % 128 == 0 && n % 128 == 0)
+    out.push_back({"R1", pingPong({256, 128, 4, 2}, 128)});
+  if (k % 128 == 0 && n % 256 == 0)
+    out.push_back({"R2", pingPong({128, 256, 2, 4}, 128)});
+  if (m > 1024) {
+    // The structure with both operands through an XOR ring, one schedule.
+    KernelConfig f = direct({256, 256, 2, 4}, 128, MfmaShape::M32N32K64);
+    f.stageX = f.stageW = Staging::LdsAsync;
+    f.stages = 2;
+    f.ldsLayout = LdsLayout::Xor;
+    f.schedule = Schedule::Interleave;
+    f.groupM = 8;
+    f.groupN = 4;
+    f.xcdRemap = true;
+    out.push_back({"F", f});
+  }
+}
+
+void panels(const contract::GemmProblem &p, int64_t m,
+            std::vector<SeedStructure> &out) {
+  // Panels need whole K tiles.
+  int64_t tk = firstDivisor(p.k, {512, 256, 128});
+  if (m <= 64) {
+    if (!tk)
+      return;
+    std::vector<Tile> shapes = {
+        {32, 32, 1, 1}, {32, 64, 1, 2}, {32, 128, 1, 4}};
+    if (m > 32)
+      shapes.insert(shapes.end(), {{64, 64, 2, 1}, {64, 128, 2, 2}});
+    for (Tile t : shapes) {
+      KernelConfig c = direct(t, tk, MfmaShape::M32N32K64);
+      c.stageW = Staging::PackedRegisters;
+      out.push_back({tileName("decode panels", c), c});
+    }
+    return;
+  }
+  if (m <= 1024) {
+    std::vector<Tile> shapes;
+    if (m <= 256)
+      shapes.push_back({64, 64, 2, 2});
+    shapes.insert(shapes.end(), {{64, 128, 1, 4}, {128, 128, 2, 2}});
+    for (Tile t : shapes) {
+      KernelConfig c = direct(t, 128, MfmaShape::M32N32K64);
+      c.stageW = Staging::PackedRegisters;
+      out.push_back({tileName("direct panels", c), c});
+    }
+    for (Tile t : {Tile{64, 128, 1, 4}, Tile{64, 256, 1, 4}}) {
+      KernelConfig c = packedStaged(t, 128, 2, false);
+      out.push_back({tileName("staged panels", c), c});
+    }
+  }
+  // E128: the case table's first tuned structure (docs/Tuning.md).
+  out.push_back({"E128", packedStaged({128, 256, 1, 4}, 128, 2, true)});
+  if (m <= 1024) {
+    out.push_back({"E128n128", packedStaged({128, 128, 1, 4}, 128, 2, true)});
+    if (p.k % 256 == 0)
+      out.push_back(
+          {"E256n128s1", packedStaged({128, 128, 1, 4}, 256, 1, true)});
+  } else {
+    out.push_back({"E256", packedStaged({128, 256, 1, 4}, 256, 2, true)});
+    out.push_back({"E128n128", packedStaged({128, 128, 1, 4}, 128, 2, true)});
+  }
+}
+
+} // namespace
+
+std::vector<SeedStructure>
+tuner::seedStructures(const contract::GemmProblem &problem, int64_t m,
+                      bool readsPanels) {
+  std::vector<SeedStructure> out;
+  if (readsPanels)
+    panels(problem, m, out);
+  else
+    rowMajor(problem, m, out);
+  // Drop the structures whose tiles the problem's N or K cannot take.
+  out.erase(
+      std::remove_if(
+          out.begin(), out.end(),
+          [&](const SeedStructure &s) {
+            return contract::verifyProblemConfig(problem, s.config).has_value();
+          }),
+      out.end());
+  return out;
+}
