@@ -218,21 +218,41 @@ Value buildFastCodes(OpBuilder &b, Location loc, Value bits, Value abs, Value e,
       b, loc, arith::ShRUIOp::create(b, loc, rounded, splat(shift)),
       splat(enc.maxCode));
 
-  // Subnormal range: bits(|x| 2^-(e + emin - p) + 2^23) - bits(2^23).
-  Value scaled = arith::SubIOp::create(
-      b, loc, arith::MaxUIOp::create(b, loc, abs, subFloor), subScale);
-  Value magic = arith::ConstantOp::create(
-      b, loc, vecF32,
-      DenseElementsAttr::get(vecF32, b.getF32FloatAttr(8388608.0f)));
-  Value sum = arith::AddFOp::create(
-      b, loc, arith::BitcastOp::create(b, loc, vecF32, scaled), magic);
-  // bits(sum) - bits(2^23) is the code; only its low byte is kept, and
-  // bits(2^23) = 0x4b000000 has none.
-  Value sub = arith::BitcastOp::create(b, loc, vecI32, sum);
+  // Subnormal range, only in a wave where some lane's block has an element
+  // below 2^(e + emin) (rare for activations: about 2^-14 of amax).
+  Value smallest =
+      vector::ReductionOp::create(b, loc, vector::CombiningKind::MINUI, abs);
+  Value anyBelow = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, smallest,
+      arith::ShLIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, e, scalar(127 + emin)),
+          scalar(23)));
+  auto below = scf::IfOp::create(b, loc, TypeRange{vecI32}, anyBelow,
+                                 /*withElseRegion=*/true);
+  b.setInsertionPointToStart(below.thenBlock());
+  {
+    // Subnormal range: bits(|x| 2^-(e + emin - p) + 2^23) - bits(2^23).
+    Value scaled = arith::SubIOp::create(
+        b, loc, arith::MaxUIOp::create(b, loc, abs, subFloor), subScale);
+    Value magic = arith::ConstantOp::create(
+        b, loc, vecF32,
+        DenseElementsAttr::get(vecF32, b.getF32FloatAttr(8388608.0f)));
+    Value sum = arith::AddFOp::create(
+        b, loc, arith::BitcastOp::create(b, loc, vecF32, scaled), magic);
+    // bits(sum) - bits(2^23) is the code; only its low byte is kept, and
+    // bits(2^23) = 0x4b000000 has none.
+    Value sub = arith::BitcastOp::create(b, loc, vecI32, sum);
 
-  Value isNormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, abs,
-                                         normalStart);
-  Value code = arith::SelectOp::create(b, loc, isNormal, normal, sub);
+    Value isNormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                           abs, normalStart);
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{arith::SelectOp::create(b, loc, isNormal, normal, sub)});
+  }
+  b.setInsertionPointToStart(below.elseBlock());
+  scf::YieldOp::create(b, loc, ValueRange{normal});
+  b.setInsertionPointAfter(below);
+  Value code = below.getResult(0);
   // The sign on bytes: the top byte of each FP32 pattern, masked.
   auto vecI8 = VectorType::get({n}, b.getI8Type());
   Value signByte = arith::TruncIOp::create(
