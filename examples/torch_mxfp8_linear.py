@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """An MXFP8 linear layer from PyTorch through mxgemm.torch, on the emulator.
 
-BF16 activations [M, K] are quantized to E4M3 with per-32 E8M0 scales, the
-BF16 weight [N, K] to E4M3 with 32x32-block scales and packed once for the
-tuned kernel; Y = X . W^T runs through the runtime shim on the emulator's
+BF16 activations [M, K] are quantized to E4M3 with per-32 E8M0 scales on
+the device (the runtime's mxgemm_quantize kernel, here on the emulator's HIP
+facade, the whole grid), the BF16 weight [N, K] to E4M3 with 32x32-block
+scales on the host and packed once for the tuned kernel; Y = X . W^T runs through the runtime shim on the emulator's
 HIP facade and is compared with torch's BF16 matmul. The emulator runs a
 few sampled workgroups (a full grid of the 8193-row problem takes minutes on
 the CPU); their tiles are compared. The time printed is the timing
@@ -66,9 +67,10 @@ def main():
     x = torch.randn(m, k, generator=gen).bfloat16()
     w = (torch.randn(n, k, generator=gen) / k ** 0.5).bfloat16()
 
-    xq, xs = mt.quantize_mxfp8(x)                       # per call
-    print(f"quantize X {m}x{k}: path {mt.last_path().path} "
-          f"({mt.last_path().reason})")
+    xq, xs = mt.quantize_mxfp8(x)                       # per call, device
+    rec = mt.last_path()
+    print(f"quantize X {m}x{k}: path {rec.path} ({rec.reason}), "
+          f"{rec.detail}")
     wq, ws = mt.quantize_mxfp8(w, granularity="block32x32")  # once
     wq, layout = mt.pack_weights(wq)                          # once
     print(f"pack W {n}x{k}: layout {layout}")

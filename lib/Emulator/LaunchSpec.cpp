@@ -5,6 +5,7 @@
 #include "mxgemm/Emulator/DeviceMemory.h"
 #include "mxgemm/Numerics/MXNumerics.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -105,6 +106,20 @@ Error LaunchSpec::addBuffer(StringRef text) {
     if (!v)
       return v.takeError();
     b.value = *v;
+  } else if (init.starts_with("randn-")) {
+    auto [kind, seed] = init.split('=');
+    if (kind == "randn-bf16")
+      b.init = BufferSpec::Init::RandomNormalBF16;
+    else if (kind == "randn-f16")
+      b.init = BufferSpec::Init::RandomNormalF16;
+    else if (kind == "randn-f32")
+      b.init = BufferSpec::Init::RandomNormalF32;
+    else
+      return specError("unknown buffer initialiser '" + init + "'");
+    Expected<uint64_t> v = parseBitsValue(seed, 64, "seed");
+    if (!v)
+      return v.takeError();
+    b.value = *v;
   } else if (!init.empty() && init != "zero") {
     return specError("unknown buffer initialiser '" + init + "'");
   }
@@ -194,6 +209,31 @@ static void initialise(const BufferSpec &b, uint8_t *data) {
     std::mt19937_64 rng(b.value);
     for (uint64_t j = 0; j < b.size; ++j)
       data[j] = uint8_t(rng());
+    break;
+  }
+  case BufferSpec::Init::RandomNormalBF16:
+  case BufferSpec::Init::RandomNormalF16:
+  case BufferSpec::Init::RandomNormalF32: {
+    std::mt19937_64 rng(b.value);
+    const unsigned bytes = b.init == BufferSpec::Init::RandomNormalF32 ? 4 : 2;
+    for (uint64_t j = 0; j + bytes <= b.size; j += bytes) {
+      double sum = -6.0;
+      for (int i = 0; i < 12; ++i)
+        sum += double(rng() >> 11) * 0x1p-53;
+      const float f = float(sum);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      if (b.init == BufferSpec::Init::RandomNormalBF16) {
+        bits >>= 16; // truncation: any BF16 pattern will do
+      } else if (b.init == BufferSpec::Init::RandomNormalF16) {
+        bool lost;
+        llvm::APFloat h(f);
+        h.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven,
+                  &lost);
+        bits = uint32_t(h.bitcastToAPInt().getZExtValue());
+      }
+      std::memcpy(&data[j], &bits, bytes);
+    }
     break;
   }
   }

@@ -363,6 +363,29 @@ VOP_64(ashrrevI64, uint64_t(int64_t(b) >> (a & 63)))
 VOP_64(pkMovB32, ((m0 & 4) ? (a >> 32) : (a & 0xffffffffu)) |
                      (((m1 & 4) ? (b >> 32) : (b & 0xffffffffu)) << 32))
 
+/// v_pk_add_f32 vdst[2], src0[2], src1[2] (VOP3P, CDNA3/4): two FP32 adds,
+/// D[31:0] = S0' + S1' and D[63:32] = S0'' + S1''. Per source, the dword
+/// feeding the low result is the high one if op_sel is set (source
+/// modifier bit 2), the dword feeding the high result the high one if
+/// op_sel_hi is set (bit 3, the default); neg (bit 0) and neg_hi (bit 1)
+/// negate them. Rounding is the IEEE default (nearest even) of the host.
+Status pkAddF32(ExecContext &, Wave &w, const Inst &I) {
+  Src s0(w, I.vals[1]), s1(w, I.vals[2]);
+  const uint8_t m0 = I.vals[1].mods, m1 = I.vals[2].mods;
+  uint32_t *dlo = w.v[I.vals[0].reg], *dhi = w.v[I.vals[0].reg + 1];
+  auto half = [](uint64_t v, uint8_t mods, bool high) {
+    const bool upper = mods & (high ? 8 : 4);
+    float f = asFloat(uint32_t(upper ? v >> 32 : v));
+    return (mods & (high ? 2 : 1)) ? -f : f;
+  };
+  forLanes(w, [&](unsigned l) {
+    const uint64_t a = s0.u64(l), b = s1.u64(l);
+    dlo[l] = asBits(half(a, m0, false) + half(b, m1, false));
+    dhi[l] = asBits(half(a, m0, true) + half(b, m1, true));
+  });
+  return Status::Continue;
+}
+
 /// v_lshl_add_u64 vdst[2], src0[2], src1, src2[2]: (src0 << src1[2:0]) +
 /// src2 (CDNA3/4 ISA: only shifts 0..4 are supported; the emulator uses the
 /// low three bits like the instruction's definition).
@@ -909,6 +932,7 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
       {"V_LSHRREV_B64", lshrrevB64},
       {"V_ASHRREV_I64", ashrrevI64},
       {"V_PK_MOV_B32", pkMovB32},
+      {"V_PK_ADD_F32", pkAddF32},
       {"V_ADD_CO_U32", carryOp<0>},
       {"V_SUB_CO_U32", carryOp<1>},
       {"V_SUBREV_CO_U32", carryOp<2>},

@@ -196,6 +196,9 @@ void Context::unloadAll() {
   for (const std::unique_ptr<LibraryKernel> &k : jitKernels)
     if (k->module)
       hip.hipModuleUnload(k->module);
+  for (const EmbeddedModule &m : quantizeModules)
+    if (m.module)
+      hip.hipModuleUnload(m.module);
   if (hipReady && modules)
     for (size_t i = 0; i < KernelLibrary::embedded().entries.size(); ++i)
       if (modules[i].module)

@@ -19,6 +19,13 @@ using ::mxgemm::EmbeddedFile;
 extern const EmbeddedFile kEmbeddedFiles[];
 extern const size_t kEmbeddedFileCount;
 
+/// The quantize kernels (cmake/MXGemmQuantizeKernels.cmake): per kernel
+/// "<kernel>.hsaco" and "<kernel>.hsaco.json".
+namespace quantize {
+extern const EmbeddedFile kEmbeddedFiles[];
+extern const size_t kEmbeddedFileCount;
+} // namespace quantize
+
 } // namespace mxgemm::runtime
 
 #endif // MXGEMM_LIB_RUNTIME_EMBEDDEDFILES_H

@@ -192,6 +192,12 @@ struct Context {
   std::mutex jitMutex;
   std::vector<std::unique_ptr<LibraryKernel>> jitKernels;
 
+  /// mxgemm_quantize (Quantize.cpp): the modules of the embedded quantize
+  /// kernels, loaded on the first call.
+  static constexpr size_t kQuantizeKernels = 6;
+  std::once_flag quantizeOnce;
+  EmbeddedModule quantizeModules[kQuantizeKernels];
+
   /// Prints `message` once per process (to options.log or stderr).
   void warn(const std::string &message);
   /// Prints `message` unless `once` is already set (then sets it).

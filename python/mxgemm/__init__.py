@@ -6,6 +6,8 @@ Bindings of the project's C libraries, never a second implementation:
 - gemm(x, xs, w, ws, out=None, ...): Y = X . W^T through the shim
   (mxgemm_gemm); NumPy/`__array_interface__` inputs are copied to the device,
   objects with data_ptr() are taken as device memory as they are;
+- quantize_device(x, fmt, ...): BF16/FP16/FP32 -> MXFP8 codes + E8M0 scales
+  by the runtime's device kernel (mxgemm_quantize);
 - pack_weights(w, ...): W in the MFMA-panel layout of kernels with
   stage_w = packed_registers (mxgemm_pack_weights), once per weight tensor;
 - kernels(), kernel_descriptor(entry), workgroup_tile(plan, wg): the
@@ -35,7 +37,8 @@ from ._api import (CompileError, Context, HipError, IntegerOverflow,
                    InvalidArgument, LoadedKernel, MXGemmError, NotEligible,
                    NotSupported, Plan, compile, descriptor_plan, find_compiler, gemm,
                    kernel_code_object, kernel_descriptor, kernels,
-                   pack_weight_panels, pack_weights, plan, version,
+                   pack_weight_panels, pack_weights, plan, quantize_device,
+                   version,
                    workgroup_tile)
 from ._compiler import choose_config
 from ._numerics import (GemmOperands, bf16_to_float32, check_gemm,
@@ -47,7 +50,7 @@ __all__ = ["quantize_mx", "dequantize", "bf16_to_float32", "encode_fp8",
            "GemmOperands", "reference_gemm", "check_gemm", "plan", "gemm",
            "compile", "choose_config", "find_compiler", "kernels", "kernel_descriptor",
            "kernel_code_object", "descriptor_plan", "workgroup_tile",
-           "version", "pack_weights", "pack_weight_panels", "Plan", "Context",
+           "version", "pack_weights", "quantize_device", "pack_weight_panels", "Plan", "Context",
            "LoadedKernel",
            "MXGemmError", "NotEligible", "InvalidArgument", "IntegerOverflow",
            "HipError", "NotSupported", "CompileError"]

@@ -645,6 +645,94 @@ def pack_weights(w, m=None, out=None, x_format="e4m3", w_format="e4m3",
     return out
 
 
+# Input types of mxgemm_quantize by NumPy dtype (BF16 has none: pass its
+# bits as uint16/int16 with in_type="bf16").
+_QUANTIZE_HOST_TYPES = {"float32": "f32", "float16": "f16"}
+_QUANTIZE_ITEMSIZE = {"bf16": 2, "f16": 2, "f32": 4}
+_QUANTIZE_FORMATS = ("e4m3", "e5m2")
+
+
+def quantize_device(x, fmt="e4m3", in_type=None, codes=None, scales=None,
+                    stream=None, ctx=None):
+    """MX quantization by the runtime's device kernel (mxgemm_quantize):
+    x [M, K] (K % 32 == 0) -> (codes uint8 [M, K] in `fmt`, scales uint8
+    E8M0 [M, K/32]), byte for byte the C++ quantizer (quantize_mx).
+
+    Host arrays: float32 or float16 NumPy arrays (in_type from the dtype),
+    or BF16 bits as uint16/int16 with in_type="bf16"; x is copied to the
+    device, quantized there and the results are copied back into new
+    arrays (the call waits). Objects with data_ptr() (device memory, e.g.
+    GPU torch tensors) need in_type and device `codes` / `scales` with
+    data_ptr() and the right shapes; the kernel is launched on `stream`
+    (asynchronous) and (codes, scales) are returned. Raises NotEligible
+    (quantize on your own path: no HIP, not a gfx950, misaligned device
+    buffers), InvalidArgument for bad arguments.
+    """
+    c = _context(ctx)
+    fmt_code = _enum(_rt.DTYPES, fmt, "fmt")
+    if fmt not in _QUANTIZE_FORMATS:
+        raise InvalidArgument("INVALID_ARGUMENT", f"fmt must be one of "
+                              f"{list(_QUANTIZE_FORMATS)}, got {fmt!r}")
+    device = _device_ptr(x) is not None
+    if device:
+        if in_type not in _QUANTIZE_ITEMSIZE:
+            raise InvalidArgument("INVALID_ARGUMENT", f"device x needs "
+                                  f"in_type in {sorted(_QUANTIZE_ITEMSIZE)},"
+                                  f" got {in_type!r}")
+        m, k = _device_shape("x", x, _QUANTIZE_ITEMSIZE[in_type])
+        if _device_ptr(codes) is None or _device_ptr(scales) is None:
+            raise InvalidArgument("INVALID_ARGUMENT", "device x needs device "
+                                  "`codes` and `scales` (data_ptr())")
+        if k % 32:
+            raise InvalidArgument("INVALID_ARGUMENT", f"K = {k} is not a "
+                                  f"multiple of 32")
+        _device_shape("codes", codes, 1, (m, k))
+        _device_shape("scales", scales, 1, (m, k // 32))
+        c._check(c._lib.mxgemm_quantize(
+            c._handle, _rt.DTYPES[in_type], fmt_code, m, k, _device_ptr(x),
+            0, _device_ptr(codes), _device_ptr(scales), stream))
+        return codes, scales
+    a = np.asarray(x)
+    if a.ndim != 2:
+        raise InvalidArgument("INVALID_ARGUMENT",
+                              f"x must be 2-D, got shape {a.shape}")
+    host_type = _QUANTIZE_HOST_TYPES.get(a.dtype.name)
+    if in_type is None:
+        in_type = host_type
+    if in_type == "bf16" and a.dtype.name in ("uint16", "int16"):
+        pass
+    elif in_type is None or in_type != host_type:
+        raise InvalidArgument("INVALID_ARGUMENT", f"x of dtype {a.dtype} with "
+                              f"in_type {in_type!r}: pass float32 or float16,"
+                              f" or BF16 bits (uint16) with in_type='bf16'")
+    m, k = a.shape
+    if m == 0 or k == 0 or k % 32:
+        raise InvalidArgument("INVALID_ARGUMENT", f"x is {m} x {k}: M and K "
+                              f"must be positive and K a multiple of 32")
+    codes = np.empty((m, k), np.uint8)
+    scales = np.empty((m, k // 32), np.uint8)
+    try:  # no device memory without HIP: the caller's path quantizes
+        c.device_info()
+    except HipError as e:
+        raise NotEligible("NOT_ELIGIBLE", e.message, "HIP_UNAVAILABLE") \
+            from None
+    d_in = c.to_device(a)
+    d_codes = d_scales = None
+    try:
+        d_codes, d_scales = c.alloc(codes.nbytes), c.alloc(scales.nbytes)
+        c._check(c._lib.mxgemm_quantize(
+            c._handle, _rt.DTYPES[in_type], fmt_code, m, k, d_in, 0, d_codes,
+            d_scales, stream))
+        c.synchronize(stream)
+        c.to_host(d_codes, codes)
+        c.to_host(d_scales, scales)
+    finally:
+        for ptr in (d_in, d_codes, d_scales):
+            if ptr:
+                c.free(ptr)
+    return codes, scales
+
+
 def _workgroup_list(workgroups, grid):
     """MXGEMM_EMU_WORKGROUPS for the facade: every id an integer of the
     grid (the facade would run workgroup 0 for anything else)."""

@@ -136,6 +136,9 @@ def _signatures():
         "mxgemm_gemm": (I, [V, P(Problem), P(Tensors), V, P(PlanStruct)]),
         # (context, problem, w, packed, packed_bytes, stream): no Ws.
         "mxgemm_pack_weights": (I, [V, P(Problem), V, V, P(S), V]),
+        # (context, in_type, format, M, K, input, ld_input, codes, scales,
+        # stream).
+        "mxgemm_quantize": (I, [V, I, I, I64, I64, V, I64, V, V, V]),
         "mxgemm_kernel_count": (S, []),
         "mxgemm_kernel_get": (I, [S, P(KernelInfo)]),
         "mxgemm_kernel_code_object": (I, [S, P(V), P(S)]),

@@ -33,6 +33,9 @@ Which path runs (last_path(), counters()):
   the C++ reference GEMM with the kernel's K step, the C++ quantizer and
   panel packer), when no runtime is configured or the runtime declines the
   problem; the record's reason says why (the runtime's reason name).
+  quantize_mxfp8 with per-row scales runs the runtime's device quantizer
+  (mxgemm_quantize) on the same rule as scaled_mm; block32x32 scales
+  (weights) always come from the C++ quantizer.
 - "fallback": make_mxfp8_linear's caller-supplied path.
 Nothing is computed in Python: the numerics exist once, in C++.
 
@@ -448,14 +451,65 @@ def _quantize_args(x, fmt, granularity):
     _contiguous(x=x)
 
 
-def _quantize_impl(x, fmt="e4m3", granularity="per_row"):
-    _quantize_args(x, fmt, granularity)
+_QUANT_TYPES = {torch.float32: "f32", torch.bfloat16: "bf16",
+                torch.float16: "f16"}
+
+
+def _quantize_reference(x, fmt, granularity, reason, detail):
     # FP32 first is exact for BF16/FP16; the C++ quantizer takes FP32.
     codes, scales = _numerics.quantize_mx(_np(x.float()), fmt, granularity)
-    _record("quantize_mxfp8", "reference", "NO_DEVICE_QUANTIZER",
-            "C++ quantizer on the host (no device quantization kernel yet)")
+    _record("quantize_mxfp8", "reference", reason, detail)
     return (torch.from_numpy(codes).to(x.device),
             torch.from_numpy(scales).to(x.device))
+
+
+def _quantize_runtime(x, fmt, ctx):
+    """mxgemm_quantize: GPU tensors in place on torch's current stream, CPU
+    tensors through copies into the context's device memory."""
+    in_type = _QUANT_TYPES[x.dtype]
+    m, k = x.shape
+    if x.device.type == "cuda":
+        _aligned(x=x)
+        codes = torch.empty((m, k), dtype=torch.uint8, device=x.device)
+        scales = torch.empty((m, k // 32), dtype=torch.uint8,
+                             device=x.device)
+        _api.quantize_device(x, fmt, in_type, codes, scales,
+                             stream=_stream(x), ctx=ctx)
+    else:
+        # The raw bits (NumPy has no bfloat16): BF16 as int16.
+        host = x.view(torch.int16).numpy() if in_type == "bf16" else \
+            x.numpy()
+        codes, scales = _api.quantize_device(host, fmt, in_type, ctx=ctx)
+        codes, scales = torch.from_numpy(codes), torch.from_numpy(scales)
+    _record("quantize_mxfp8", "runtime", "NONE",
+            f"mxgemm_quantize_{in_type}_{fmt}")
+    return codes, scales
+
+
+def _quantize_impl(x, fmt="e4m3", granularity="per_row"):
+    _quantize_args(x, fmt, granularity)
+    if granularity != "per_row":
+        return _quantize_reference(
+            x, fmt, granularity, "GRANULARITY",
+            "block32x32 scales (weights, once) come from the C++ quantizer "
+            "on the host; the device kernel writes per-row scales")
+    if x.device.type == "cuda":
+        ctx = _gpu_context()
+    else:
+        ctx, why = _cpu_context()
+        if ctx is None:
+            return _quantize_reference(
+                x, fmt, granularity, why,
+                "set_context(False): CPU tensors take the reference"
+                if why == "DISABLED" else
+                "no HIP library configured for CPU tensors (set_context() or"
+                " $MXGEMM_HIP_LIBRARY)")
+    try:
+        return _quantize_runtime(x, fmt, ctx)
+    except _api.NotEligible as e:
+        # No HIP, not a gfx950, a misaligned view: the C++ quantizer does it.
+        return _quantize_reference(x, fmt, granularity, "NOT_ELIGIBLE",
+                                   e.message)
 
 
 def quantize_mxfp8(x, fmt="e4m3", granularity="per_row"):

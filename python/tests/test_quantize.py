@@ -74,3 +74,74 @@ def test_quantize_rejects_bad_shapes():
 def test_bf16_to_float32():
     assert mxgemm.bf16_to_float32(np.array([0x3F80, 0xC000], np.uint16)).tolist() \
         == [1.0, -2.0]
+
+
+def _corner_blocks(rng, m, k):
+    """[m, k] float32 values whose 32-blocks cycle through the rule's
+    corners: all zero, one NaN, one inf, tiny values (FP16/BF16 subnormals
+    after the cast), an amax just below a power of two (rounds up and
+    saturates), a lone nonzero element, and values over many binades."""
+    x = (rng.standard_normal((m, k)) *
+         np.exp2(rng.integers(-12, 12, (m, k // 32))).repeat(32, 1))
+    blocks = x.reshape(-1, 32)
+    for b in range(blocks.shape[0]):
+        kind, j = b % 7, b % 32
+        if kind == 0:
+            blocks[b] = 0.0
+        elif kind == 1:
+            blocks[b, j] = np.nan
+        elif kind == 2:
+            blocks[b, j] = -np.inf
+        elif kind == 3:
+            blocks[b] *= 2.0**-30
+        elif kind == 4:
+            blocks[b] = np.clip(blocks[b], -1.5, 1.5)
+            blocks[b, j] = 1.99999
+        elif kind == 5:
+            blocks[b] = 0.0
+            blocks[b, j] = 3.0
+    return x.astype(np.float32)
+
+
+@pytest.mark.parametrize("fmt", ["e4m3", "e5m2"])
+@pytest.mark.parametrize("m,k", [(1, 32), (7, 992), (333, 64)])
+def test_quantize_device_is_the_cpp_quantizer(ctx, fmt, m, k):
+    """The runtime's device kernel (mxgemm_quantize, on the emulator's HIP
+    facade) gives the C++ quantizer's bytes for FP32, FP16 and BF16 input."""
+    x = _corner_blocks(np.random.default_rng(m * k), m, k)
+    bf16_bits = (x.view(np.uint32) >> 16).astype(np.uint16)  # truncated
+    for host, in_type, exact in (
+            (x, None, x),
+            (x.astype(np.float16), None, x.astype(np.float16)),
+            (bf16_bits, "bf16", mxgemm.bf16_to_float32(bf16_bits))):
+        codes, scales = mxgemm.quantize_device(host, fmt, in_type, ctx=ctx)
+        want = mxgemm.quantize_mx(np.asarray(exact, np.float32), fmt)
+        assert codes.shape == (m, k) and scales.shape == (m, k // 32)
+        assert np.array_equal(codes, want[0]), in_type
+        assert np.array_equal(scales, want[1]), in_type
+        # The independent NumPy oracle agrees.
+        import oracle
+        assert np.array_equal(scales, oracle.quantize_mx(
+            np.asarray(exact, np.float64), fmt)[1])
+
+
+def test_quantize_device_bad_arguments(ctx):
+    x = np.zeros((2, 64), np.float32)
+    with pytest.raises(mxgemm.InvalidArgument, match="multiple of 32"):
+        mxgemm.quantize_device(np.zeros((2, 48), np.float32), ctx=ctx)
+    with pytest.raises(mxgemm.InvalidArgument, match="fmt"):
+        mxgemm.quantize_device(x, "e2m1", ctx=ctx)
+    with pytest.raises(mxgemm.InvalidArgument, match="fmt"):
+        mxgemm.quantize_device(x, "bf16", ctx=ctx)
+    with pytest.raises(mxgemm.InvalidArgument, match="in_type='bf16'"):
+        mxgemm.quantize_device(x.astype(np.float64), ctx=ctx)
+    with pytest.raises(mxgemm.InvalidArgument, match="in_type='bf16'"):
+        mxgemm.quantize_device(x, "e4m3", "bf16", ctx=ctx)
+    with pytest.raises(mxgemm.InvalidArgument, match="2-D"):
+        mxgemm.quantize_device(np.zeros(64, np.float32), ctx=ctx)
+
+
+def test_quantize_device_without_hip_is_not_eligible():
+    ctx = mxgemm.Context(hip_library="/nonexistent/libamdhip64.so")
+    with pytest.raises(mxgemm.NotEligible, match="HIP unavailable"):
+        mxgemm.quantize_device(np.zeros((2, 64), np.float32), ctx=ctx)

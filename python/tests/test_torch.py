@@ -84,6 +84,78 @@ def test_quantize_matches_the_oracle_for_every_input_dtype(reference_only):
     assert mt.counters()[("quantize_mxfp8", "reference")] == 7
 
 
+def _quantize_input(seed, m, k):
+    """[m, k] values whose 32-blocks include the rule's corners: zero, NaN,
+    inf, tiny, saturating and lone-element blocks, and wide-range ones."""
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randn(m, k, generator=gen) * torch.exp2(
+        torch.randint(-10, 10, (m, k // 32), generator=gen).float()
+    ).repeat_interleave(32, 1)
+    blocks = x.view(-1, 32)
+    blocks[0::7] = 0.0
+    blocks[1::7, 3] = float("nan")
+    blocks[2::7, 5] = float("-inf")
+    blocks[3::7] *= 2.0**-30
+    blocks[4::7, 7] = 448.0 * 1.999
+    blocks[5::7] = 0.0
+    blocks[5::7, 1] = -3.0
+    return x
+
+
+def test_quantize_takes_the_device_kernel_on_the_runtime(on_facade):
+    """With a HIP library configured, per-row quantization runs the
+    runtime's kernel (path 'runtime') and gives the reference's bytes."""
+    for m, k in ((1, 32), (7, 992), (333, 64)):
+        x = _quantize_input(m + k, m, k)
+        for dtype in (torch.float32, torch.bfloat16, torch.float16):
+            xd = x.to(dtype)
+            for fmt in ("e4m3", "e5m2"):
+                codes, scales = mt.quantize_mxfp8(xd, fmt)
+                rec = mt.last_path()
+                assert (rec.op, rec.path, rec.reason) == \
+                    ("quantize_mxfp8", "runtime", "NONE")
+                assert rec.detail == "mxgemm_quantize_%s_%s" % (
+                    {torch.float32: "f32", torch.bfloat16: "bf16",
+                     torch.float16: "f16"}[dtype], fmt)
+                previous = mt.set_context(False)
+                try:
+                    want = mt.quantize_mxfp8(xd, fmt)
+                    assert mt.last_path().path == "reference"
+                finally:
+                    mt.set_context(previous)
+                assert codes.dtype == scales.dtype == torch.uint8
+                assert codes.shape == (m, k) and scales.shape == (m, k // 32)
+                assert torch.equal(codes, want[0]) and \
+                    torch.equal(scales, want[1])
+                oracle_codes, oracle_scales = oracle.quantize_mx(
+                    xd.double().numpy(), fmt)
+                assert np.array_equal(scales.numpy(), oracle_scales)
+    assert mt.counters()[("quantize_mxfp8", "runtime")] == 18
+    # Weight scales (32x32 blocks) stay on the host quantizer.
+    x = _quantize_input(5, 64, 64)
+    codes, scales = mt.quantize_mxfp8(x, granularity="block32x32")
+    assert mt.last_path()[1:3] == ("reference", "GRANULARITY")
+    assert np.array_equal(scales.numpy(),
+                          oracle.quantize_mx(x.numpy(), "e4m3",
+                                             "block32x32")[1])
+
+
+def test_quantize_falls_back_when_the_runtime_declines():
+    # A context whose HIP library does not exist: the runtime says
+    # NOT_ELIGIBLE and the C++ quantizer runs.
+    mt.set_context(mxgemm.Context(hip_library="/nonexistent/libamdhip64.so"))
+    try:
+        x = _quantize_input(9, 4, 64)
+        codes, scales = mt.quantize_mxfp8(x)
+        rec = mt.last_path()
+        assert rec[1:3] == ("reference", "NOT_ELIGIBLE")
+        assert "HIP unavailable" in rec.detail
+        assert np.array_equal(scales.numpy(),
+                              oracle.quantize_mx(x.numpy(), "e4m3")[1])
+    finally:
+        mt.set_context(None)
+
+
 def test_reference_path_matches_the_oracle(reference_only):
     # No kernel serves (80, 320): the reference steps K by 64, the K of
     # gfx950's 32x32x64 scaled MFMA that every tuned kernel uses.
@@ -357,4 +429,6 @@ def test_example_runs_on_the_emulator(ctx):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
     assert "path runtime, kernel mxgemm_index_query" in out
+    assert "quantize X 8193x1280: path runtime (NONE), " \
+        "mxgemm_quantize_bf16_e4m3" in out
     assert "relative error vs BF16 matmul 0.0" in out

@@ -78,7 +78,9 @@ static cl::opt<std::string>
 // run only.
 static cl::list<std::string>
     buffers("buf", cl::desc("device buffer, zeroed or initialised"),
-            cl::value_desc("NAME=BYTES[:zero|iota|iota32|fill=V|rand=SEED]"),
+            cl::value_desc(
+                "NAME=BYTES[:zero|iota|iota32|fill=V|rand=SEED|randn-bf16=SEED|"
+                "randn-f16=SEED|randn-f32=SEED]"),
             cl::sub(runCmd), cl::cat(category));
 static cl::list<std::string>
     args("arg", cl::desc("next kernel argument"),

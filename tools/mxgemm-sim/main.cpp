@@ -3,7 +3,8 @@
 // Thin driver over the MXGemmSimulator library:
 //   mxgemm-sim K.hsaco --m M [--sidecar K.hsaco.json] [--json] [--trace F]
 //   mxgemm-sim K.hsaco --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]
-//       [--buf NAME=BYTES[:zero|iota|iota32|fill=V|rand=SEED]]...
+//       [--buf
+//       NAME=BYTES[:zero|iota|iota32|fill=V|rand=SEED|randn-bf16=SEED|randn-f16=SEED|randn-f32=SEED]]...
 //       [--arg buf:NAME[+OFF]|i32:V|i64:V|ptr:V]... [--lds BYTES] [--flops F]
 // (the launch description of `mxgemm-emu run`, parsed by emu::LaunchSpec)
 // Options of the model: --full (time every round), --head N, --tail N,
@@ -88,6 +89,7 @@ int main(int argc, char **argv) {
                 "[--json] [--trace FILE]\n"
                 "       mxgemm-sim K.hsaco --kernel NAME --grid X,Y,Z "
                 "--block X,Y,Z [--buf NAME=BYTES[:zero|iota|iota32|fill=V|"
+                "randn-bf16|randn-f16|randn-f32=SEED|"
                 "rand=SEED]] [--arg buf:NAME[+OFF]|i32:V|i64:V|ptr:V] "
                 "[--lds B] [--flops F]\n"
                 "model: [--full] [--head N] [--tail N] [--xcd0-only] "

@@ -9,7 +9,8 @@
 // truncated value.
 //
 //   grid/block   X[,Y[,Z]]                       unsigned 32-bit each
-//   buffer       NAME=BYTES[:zero|iota|iota32|fill=V|rand=SEED]
+//   buffer
+//   NAME=BYTES[:zero|iota|iota32|fill=V|rand=SEED|randn-bf16=SEED|randn-f16=SEED|randn-f32=SEED]
 //   argument     buf:NAME[+OFFSET] | i32:V | i64:V | ptr:V
 //   print        NAME[:u8|u16|u32|i32|f32|bf16[:COUNT]]
 //
@@ -54,7 +55,19 @@ llvm::Expected<std::vector<uint64_t>> parseIdList(llvm::StringRef text,
 struct BufferSpec {
   std::string name;
   uint64_t size = 0;
-  enum class Init { Zero, Iota, Iota32, Fill, Random } init = Init::Zero;
+  /// RandomNormal*: standard-normal values (the sum of 12 uniforms minus 6,
+  /// from raw mt19937_64 draws: the same bytes on every platform) in BF16,
+  /// FP16 or FP32, the activations a quantize kernel reads.
+  enum class Init {
+    Zero,
+    Iota,
+    Iota32,
+    Fill,
+    Random,
+    RandomNormalBF16,
+    RandomNormalF16,
+    RandomNormalF32
+  } init = Init::Zero;
   /// The fill value or the random seed.
   uint64_t value = 0;
 };

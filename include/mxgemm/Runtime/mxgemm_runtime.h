@@ -276,6 +276,35 @@ MXGEMM_API mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
                                              size_t *packed_bytes,
                                              void *stream);
 
+/* Activation quantization on the device (OCP MX v1.0, docs/Runtime.md,
+   "Quantization"): `input` [M, K] of `in_type` (BF16, F16 or F32; rows
+   `ld_input` elements apart, 0 = K) becomes `codes` [M, K] of `format`
+   (E4M3 or E5M2, row-major, contiguous) and `scales` [M, K/32] (E8M0,
+   row-major, contiguous): per 32 elements of a row, the shared exponent
+   floor(log2(amax)) - emax (8 for E4M3, 15 for E5M2) clamped to
+   [-127, 127] (scale byte = exponent + 127; an all-zero block gets 127,
+   a block with a NaN or inf 255), elements = value / 2^exponent rounded
+   to nearest even, saturated to the largest finite code (NaN -> NaN code,
+   +-inf -> the saturated/inf code of numerics::encodeFP8). Byte for byte
+   numerics::quantizeMX. One embedded kernel per (in_type, format) serves
+   every shape; it is checked (SHA-256 and ELF against its descriptor)
+   before its module is loaded. Asynchronous on `stream` (a hipStream_t;
+   NULL = default stream).
+   INVALID_ARGUMENT (nothing launched): a bad context, in_type or format;
+   M or K not in 1..2^31-1; K not a multiple of 32; ld_input neither 0 nor
+   >= K; a NULL pointer; sizes that overflow. NOT_ELIGIBLE (nothing
+   launched, quantize on your own path): HIP unavailable or not a gfx950
+   (HIP_ERROR in strict mode), `input` or `codes` not 16-byte aligned, a
+   module that does not load (HIP_ERROR in strict mode), ld_input > K
+   (strided rows: this version's kernels read contiguous rows). Dry-run
+   contexts check everything and launch nothing. */
+MXGEMM_API mxgemm_status mxgemm_quantize(mxgemm_context *context,
+                                         mxgemm_dtype in_type,
+                                         mxgemm_dtype format, int64_t m,
+                                         int64_t k, const void *input,
+                                         int64_t ld_input, void *codes,
+                                         void *scales, void *stream);
+
 /* Tuning data loaded at run time.
 
    mxgemm_context_load_library: loads the directory `dir` that

@@ -13,8 +13,16 @@
 // CHECK: vector.load %[[IN]]{{.*}} : memref<1099511627776xbf16>, vector<32xbf16>
 // CHECK: vector.reduction <maxui>
 // CHECK: memref.store %{{.*}}, %[[SCALES]]
+// A block with a NaN/inf or a tiny exponent takes the general path (with
+// the normalising leading-zero count), the others the short one (rounding
+// by an FP32 add of 2^23).
+// CHECK: %[[BYTES:.*]] = scf.if %{{.*}} -> (vector<32xi8>)
 // CHECK: llvm.intr.ctlz
-// CHECK: vector.store %{{.*}}, %[[CODES]]{{.*}} : memref<1099511627776xi8>, vector<32xi8>
+// CHECK: } else {
+// CHECK-NOT: llvm.intr.ctlz
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<32xf32>
+// CHECK: }
+// CHECK: vector.store %[[BYTES]], %[[CODES]]{{.*}} : memref<1099511627776xi8>, vector<32xi8>
 
 // ROCDL: gpu.module @mxgemm_kernels [#rocdl.target<{{.*}}chip = "gfx950"
 // ROCDL: llvm.func @quantize_bf16_e4m3(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32) attributes {{{.*}}rocdl.kernel

@@ -376,13 +376,16 @@ def MXGemmLowerQuantize : Pass<"mxgemm-lower-quantize", "::mlir::ModuleOp"> {
     exponent, 32 elements, one 32-byte `vector.store` of codes and one
     scale byte. No cross-lane reduction, no LDS.
 
-    The FP8 conversion is integer VALU arithmetic on the FP32 bit pattern
-    (round to nearest even by shift and compare, subnormals, saturation,
-    NaN/inf codes) rather than `v_cvt_pk_fp8_f32`: it reproduces the
-    reference quantizer bit for bit without depending on the instruction's
-    clamp and NaN behaviour (docs/Numerics.md, "Device quantization").
-    FP32 subnormal inputs are first scaled by 2^24 with `v_mul_f32`
-    (exact) so that every element has an explicit leading bit.
+    The FP8 conversion is exact arithmetic on the FP32 bit pattern rather
+    than `v_cvt_pk_fp8_f32`: it reproduces the reference quantizer bit for
+    bit without depending on the instruction's clamp and NaN behaviour
+    (docs/Numerics.md, "Device quantization"). A block of finite values
+    with a shared exponent of at least -115 (E4M3; -108 for E5M2) takes a
+    short path (an `scf.if` per lane): FP8-normal elements by rebiasing the
+    exponent field and rounding at bit 23 - p, FP8-subnormal ones by adding
+    2^23 in FP32 (all operands normal). Any other block takes the general
+    path: significands normalised with `llvm.intr.ctlz`, a variable right
+    shift with round to nearest even, saturation, NaN/inf codes.
 
     Example: `mxgemm-opt --mxgemm-lower-quantize test/Dialect/MXGemm/quantize.mlir`.
   }];

@@ -1,0 +1,9 @@
+// The runtime's bf16 -> e4m3 quantize kernel (mxgemm_quantize; built by
+// mxgemm-compile and embedded by cmake/MXGemmQuantizeKernels.cmake). M and K
+// are run-time arguments: one kernel serves every shape.
+func.func @mxgemm_quantize_bf16_e4m3(%x: memref<?x?xbf16>,
+    %codes: memref<?x?xf8E4M3FN>, %scales: memref<?x?xf8E8M0FNU>) {
+  mxgemm.quantize %x into %codes, %scales
+      : memref<?x?xbf16> into memref<?x?xf8E4M3FN>, memref<?x?xf8E8M0FNU>
+  return
+}
