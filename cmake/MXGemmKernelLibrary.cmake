@@ -49,6 +49,29 @@ function(mxgemm_kernel_library)
     endforeach()
   endif()
 
+  # Generic kernels (run-time N and K, docs/Runtime.md "Generic kernels"):
+  # E4M3 x E4M3 with both weight-scale kinds, BF16 out, one per M range of
+  # contract::kGenericBuckets (the M hint picks genericConfig's structure).
+  foreach(wscale block32x32 per_row)
+    foreach(bucket "m1_16;16" "m17_64;64" "m65_up;0")
+      list(GET bucket 0 range)
+      list(GET bucket 1 hint)
+      set(name generic_e4m3_e4m3_${wscale}_${range})
+      set(hsaco ${work}/${name}.hsaco)
+      add_custom_command(
+        OUTPUT ${hsaco} ${hsaco}.json
+        COMMAND ${CMAKE_COMMAND} -E make_directory ${work}
+        COMMAND $<TARGET_FILE:${ARG_COMPILER}> --dynamic-n --dynamic-k
+                --x-format e4m3 --w-format e4m3 --w-scale ${wscale}
+                --out-type bf16 --m ${hint} --name ${name} -o ${hsaco}
+        DEPENDS ${ARG_COMPILER}
+        COMMENT "Compiling generic kernel ${name}"
+        VERBATIM)
+      list(APPEND files "${name}.hsaco=${hsaco}" "${name}.hsaco.json=${hsaco}.json")
+      list(APPEND outputs ${hsaco} ${hsaco}.json)
+    endforeach()
+  endforeach()
+
   set(table ${CMAKE_CURRENT_BINARY_DIR}/EmbeddedFiles.generated.cpp)
   add_custom_command(
     OUTPUT ${table}

@@ -39,8 +39,11 @@ StringRef mxgemm::getLLVMVersion() { return LLVM_VERSION_STRING; }
 std::string mxgemm::getKernelName(const ProblemSpec &spec) {
   if (!spec.name.empty())
     return spec.name;
-  return "mxgemm_n" + std::to_string(spec.problem.n) + "_k" +
-         std::to_string(spec.problem.k);
+  auto extent = [](int64_t v) {
+    return v == contract::kDynamicExtent ? std::string("dyn")
+                                         : std::to_string(v);
+  };
+  return "mxgemm_n" + extent(spec.problem.n) + "_k" + extent(spec.problem.k);
 }
 
 /// A symbol the assembler and every tool take as one name.
@@ -63,7 +66,8 @@ contract::ErrorMessage mxgemm::validateProblemSpec(const ProblemSpec &spec,
       ::mxgemm::target::findTargetModel(chip);
   if (!target)
     return "unsupported chip '" + chip.str() + "' (only gfx950 is supported)";
-  if (auto error = contract::validateProblem(spec.problem))
+  if (auto error =
+          contract::validateProblem(spec.problem, /*allowDynamic=*/true))
     return error;
   if (auto error = contract::verifyConfig(spec.config, *target))
     return error;
@@ -84,11 +88,15 @@ OwningOpRef<ModuleOp> mxgemm::buildProblem(MLIRContext *ctx,
   const contract::GemmProblem &p = spec.problem;
   Type scale = Float8E8M0FNUType::get(ctx);
   const int64_t dyn = ShapedType::kDynamic;
-  Type x = MemRefType::get({dyn, p.k}, getElementType(ctx, p.xType));
-  Type xs = MemRefType::get({dyn, p.scaleColumns()}, scale);
-  Type w = MemRefType::get({p.n, p.k}, getElementType(ctx, p.wType));
-  Type ws = MemRefType::get({p.weightScaleRows(), p.scaleColumns()}, scale);
-  Type y = MemRefType::get({dyn, p.n}, getElementType(ctx, p.outType));
+  // A generic kernel's run-time N or K is `?` in every type it shapes.
+  const int64_t n = p.dynamicN() ? dyn : p.n, k = p.dynamicK() ? dyn : p.k;
+  const int64_t kBlocks = p.dynamicK() ? dyn : p.scaleColumns();
+  const int64_t wsRows = p.dynamicN() ? dyn : p.weightScaleRows();
+  Type x = MemRefType::get({dyn, k}, getElementType(ctx, p.xType));
+  Type xs = MemRefType::get({dyn, kBlocks}, scale);
+  Type w = MemRefType::get({n, k}, getElementType(ctx, p.wType));
+  Type ws = MemRefType::get({wsRows, kBlocks}, scale);
+  Type y = MemRefType::get({dyn, n}, getElementType(ctx, p.outType));
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   OpBuilder b = OpBuilder::atBlockEnd(module->getBody());

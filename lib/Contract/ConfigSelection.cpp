@@ -287,15 +287,43 @@ std::string bucketText(int64_t mHint, int bucket) {
 }
 } // namespace
 
+KernelConfig contract::genericConfig(int64_t m) {
+  KernelConfig c; // M > 64: the naive kernel, 32x32x64, 128x128x128 tiles
+  if (m >= 1 && m <= 64) {
+    // The decode rule's structure, for M <= 16 and M <= 64.
+    c.mfma = MfmaShape::M16N16K128;
+    c.tileN = 64;
+    c.tileK = 256;
+    c.tileM = m <= 16 ? 16 : 64;
+    c.wavesM = m <= 16 ? 1 : 2;
+    c.wavesN = m <= 16 ? 4 : 2;
+  }
+  return c;
+}
+
 ErrorMessage contract::selectConfig(const GemmProblem &problem, int64_t mHint,
                                     const TuningDatabase *database,
                                     const target::TargetModel &target,
                                     ConfigChoice &out) {
-  if (ErrorMessage e = validateProblem(problem))
+  if (ErrorMessage e = validateProblem(problem, /*allowDynamic=*/true))
     return e;
   if (mHint < 0 || mHint > kMaxM)
     return "the M hint must be in 0.." + std::to_string(kMaxM) +
            " (0: none), got " + std::to_string(mHint);
+  // A generic kernel (run-time N or K) has no key in the database and no
+  // N or K to size tiles by: the direct-load structure for its M.
+  if (problem.isGeneric()) {
+    out.config = genericConfig(mHint);
+    out.source = ConfigSource::Heuristic;
+    out.name = "generic";
+    out.reason = std::string("heuristic rule 'generic': run-time N or K, "
+                             "both operands loaded directly, ") +
+                 (mHint >= 1 && mHint <= 64
+                      ? "16x16x128 decode tiles for M " + std::to_string(mHint)
+                      : std::string("32x32x64 128x128x128 tiles for M > 64 "
+                                    "(or no hint)"));
+    return std::nullopt;
+  }
 
   // 1. The database: entries of this key, the one whose range holds the
   // hint (ranges of a key never overlap), or without a hint the one that

@@ -79,6 +79,13 @@ KernelDescriptor::findArgument(std::string_view name) const {
 // Writing
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// N or K: the integer, or "?" for a generic kernel's run-time extent.
+Json extentJson(int64_t extent) {
+  return extent == kDynamicExtent ? Json("?") : Json(extent);
+}
+} // namespace
+
 std::string KernelDescriptor::toJson() const {
   Json args = Json::array();
   for (const KernelArgument &a : arguments)
@@ -92,8 +99,8 @@ std::string KernelDescriptor::toJson() const {
   j["chip"] = chip;
   j["target"] = target;
   j["problem"] =
-      Json{{"n", problem.n},
-           {"k", problem.k},
+      Json{{"n", extentJson(problem.n)},
+           {"k", extentJson(problem.k)},
            {"x_format", std::string(elementTypeName(problem.xType))},
            {"w_format", std::string(elementTypeName(problem.wType))},
            {"w_scale", std::string(scaleGranularityName(problem.wScale))},
@@ -149,8 +156,14 @@ namespace {
 void readProblem(const Json &value, GemmProblem &p, ErrorMessage &error) {
   ObjectReader r(value, "problem", error);
   r.onlyFields({"n", "k", "x_format", "w_format", "w_scale", "out_type"});
-  r.integer("n", p.n);
-  r.integer("k", p.k);
+  for (auto [key, extent] :
+       {std::pair<const char *, int64_t *>{"n", &p.n}, {"k", &p.k}}) {
+    auto it = value.find(key);
+    if (it != value.end() && it->is_string() && *it == "?")
+      *extent = kDynamicExtent;
+    else
+      r.integer(key, *extent);
+  }
   const std::string formats = "e4m3, e5m2, bf16, f16, f32";
   r.keyword("x_format", p.xType, parseElementType, formats);
   r.keyword("w_format", p.wType, parseElementType, formats);
@@ -280,7 +293,7 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
   const target::TargetModel *t = target::findTargetModel(d.chip);
   if (!t)
     return "kernel descriptor: unknown chip '" + d.chip + "'";
-  if (ErrorMessage e = validateProblem(d.problem))
+  if (ErrorMessage e = validateProblem(d.problem, /*allowDynamic=*/true))
     return "kernel descriptor: problem: " + *e;
   if (ErrorMessage e = verifyConfig(d.config, *t))
     return "kernel descriptor: config: " + *e;

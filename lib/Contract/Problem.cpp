@@ -55,15 +55,20 @@ contract::parseScaleGranularity(std::string_view name) {
 // Problems
 //===----------------------------------------------------------------------===//
 
-ErrorMessage contract::validateProblem(const GemmProblem &p) {
+ErrorMessage contract::validateProblem(const GemmProblem &p,
+                                       bool allowDynamic) {
   std::ostringstream os;
-  if (p.n < 1 || p.n > kMaxProblemExtent || p.k < 1 ||
-      p.k > kMaxProblemExtent) {
-    os << "N and K must be in 1.." << kMaxProblemExtent << ", got N = " << p.n
+  auto inRange = [&](int64_t v) {
+    return (allowDynamic && v == kDynamicExtent) ||
+           (v >= 1 && v <= kMaxProblemExtent);
+  };
+  if (!inRange(p.n) || !inRange(p.k)) {
+    os << "N and K must be in 1.." << kMaxProblemExtent
+       << (allowDynamic ? " (or dynamic)" : "") << ", got N = " << p.n
        << ", K = " << p.k;
     return os.str();
   }
-  if (p.k % kScaleBlock != 0) {
+  if (!p.dynamicK() && p.k % kScaleBlock != 0) {
     os << "K must be a multiple of 32 (one E8M0 scale per 32 elements), got "
        << p.k;
     return os.str();
@@ -84,6 +89,23 @@ ErrorMessage contract::validateProblem(const GemmProblem &p) {
 ErrorMessage contract::verifyProblemConfig(const GemmProblem &p,
                                            const KernelConfig &c) {
   std::ostringstream os;
+  const bool directLoads =
+      c.stageX == Staging::Direct && c.stageW == Staging::Direct;
+  if (p.isGeneric()) {
+    // Only direct loads mask every edge a run-time N and K can have; the
+    // LDS rings, MFMA panels and split-K segments size themselves from
+    // compile-time N and K.
+    if (!directLoads)
+      return std::string("a dynamic N or K needs stage_x = stage_w = direct "
+                         "(only direct loads mask every N and K edge)");
+    if (c.splitsK())
+      return std::string("a dynamic N or K cannot be split (k_splits = 1)");
+    if (c.groupM != 1 || c.groupN != 0 || c.xcdRemap)
+      return std::string("a dynamic N needs the row-major tile order "
+                         "(group_m = 1, group_n = 0, xcd_remap = false)");
+    if (c.tileN <= 0 || c.tileK <= 0)
+      return std::string("tile_n and tile_k must be positive");
+  }
   // A partial last tile column is masked (rows of W clamped to N - 1, the
   // output stored element by element); MFMA panels tile N whole.
   if (c.tileN <= 0 || (c.readsWeightPanels() && p.n % c.tileN != 0)) {
@@ -93,8 +115,6 @@ ErrorMessage contract::verifyProblemConfig(const GemmProblem &p,
   }
   // A K tail is masked where each lane loads its own operand bytes; LDS
   // copies and MFMA panels move whole K tiles.
-  const bool directLoads =
-      c.stageX == Staging::Direct && c.stageW == Staging::Direct;
   if (c.tileK <= 0 || (!directLoads && p.k % c.tileK != 0)) {
     os << "K (" << p.k << ") must be a multiple of tile_k (" << c.tileK
        << ") unless stage_x = stage_w = direct";
@@ -152,7 +172,8 @@ std::optional<ArgumentKind> contract::parseArgumentKind(std::string_view name) {
 }
 
 std::vector<KernelArgument>
-contract::kernelArguments(const GemmProblem &, const KernelConfig &config) {
+contract::kernelArguments(const GemmProblem &problem,
+                          const KernelConfig &config) {
   std::vector<KernelArgument> args;
   uint32_t offset = 0;
   auto add = [&](std::string_view name, ArgumentKind kind, uint32_t size) {
@@ -163,6 +184,12 @@ contract::kernelArguments(const GemmProblem &, const KernelConfig &config) {
   for (std::string_view name : {kArgX, kArgXScales, kArgW, kArgWScales, kArgY})
     add(name, ArgumentKind::GlobalPointer, 8);
   add(kArgM, ArgumentKind::I32, 4);
+  // A generic kernel takes both extents, whichever of them is dynamic: one
+  // ABI for every generic kernel.
+  if (problem.isGeneric()) {
+    add(kArgN, ArgumentKind::I32, 4);
+    add(kArgK, ArgumentKind::I32, 4);
+  }
   // Split-K: the FP32 partials and which of the two launches this is.
   if (config.splitsK()) {
     add(kArgWorkspace, ArgumentKind::GlobalPointer, 8);
@@ -188,12 +215,22 @@ TileGrid TileGrid::of(const KernelConfig &config, int64_t n,
   TileGrid g;
   g.programTileM = config.programTileM();
   g.tileN = config.tileN;
-  g.numTilesN = config.tileN > 0 ? (n + config.tileN - 1) / config.tileN : 0;
+  // A dynamic N has no tile columns until a call gives it (forN).
+  g.numTilesN =
+      config.tileN > 0 && n > 0 ? (n + config.tileN - 1) / config.tileN : 0;
   g.groupM = config.groupM;
   g.groupN = config.groupN;
   g.xcdRemap = config.xcdRemap;
   g.numXcds = target.numXcds;
   g.kSplits = config.kSplits;
+  return g;
+}
+
+TileGrid TileGrid::forN(int64_t n) const {
+  TileGrid g = *this;
+  g.numTilesN = tileN > 0 && n > 0 && n <= kMaxProblemExtent
+                    ? (n + tileN - 1) / tileN
+                    : 0;
   return g;
 }
 

@@ -27,8 +27,28 @@ mxgemm::emu::runGemm(const CodeObject &object,
   if (!kernel)
     return createStringError("the code object has no kernel '" + d.kernel +
                              "'");
-  const int64_t m = options.m, n = d.problem.n, k = d.problem.k;
-  std::optional<int64_t> numWorkgroups = d.grid.numWorkgroups(m);
+  // A generic kernel takes N and K at run time: the call's extents fill
+  // its "?"s, and its grid gets ceil(N / tile_n) tile columns.
+  auto pick = [](int64_t call, int64_t kernelExtent) {
+    return call ? call : kernelExtent;
+  };
+  const contract::GemmProblem problem = d.problem.withExtents(
+      pick(options.n, d.problem.n), pick(options.k, d.problem.k));
+  if ((options.n && options.n != problem.n) ||
+      (options.k && options.k != problem.k))
+    return createStringError("N = " + std::to_string(problem.n) +
+                             ", K = " + std::to_string(problem.k) +
+                             " are compiled into this kernel; --n/--k differ");
+  if ((d.problem.dynamicN() && !options.n) ||
+      (d.problem.dynamicK() && !options.k))
+    return createStringError("a generic kernel (N or K \"?\" in its "
+                             "descriptor) needs the call's N and K (--n, --k)");
+  if (auto error = contract::validateProblem(problem))
+    return createStringError(*error);
+  const int64_t m = options.m, n = problem.n, k = problem.k;
+  const contract::TileGrid grid =
+      d.problem.dynamicN() ? d.grid.forN(n) : d.grid;
+  std::optional<int64_t> numWorkgroups = grid.numWorkgroups(m);
   if (!numWorkgroups)
     return createStringError("M = " + std::to_string(m) +
                              " is not a size this kernel's grid serves (1.." +
@@ -43,7 +63,7 @@ mxgemm::emu::runGemm(const CodeObject &object,
   result.gridSize = uint64_t(*numWorkgroups);
   LaunchConfig config = options.launch;
   // A split-K grid is 2-D: x the tile, y the K segment.
-  const uint64_t splits = uint64_t(d.grid.kSplits);
+  const uint64_t splits = uint64_t(grid.kSplits);
   const uint64_t tiles = result.gridSize / splits;
   config.grid[0] = uint32_t(tiles);
   config.grid[1] = uint32_t(splits);
@@ -54,12 +74,12 @@ mxgemm::emu::runGemm(const CodeObject &object,
   if (config.workgroupsToRun.empty() && options.sample) {
     // M-edge programs are those of the last tile row, at its first, middle
     // and last N tile (N edges and a typical column).
-    const int64_t lastRow = (m - 1) / d.grid.programTileM * d.grid.programTileM;
-    const int64_t lastCol = (d.grid.numTilesN - 1) * d.grid.tileN;
-    const int64_t midCol = d.grid.numTilesN / 2 * d.grid.tileN;
+    const int64_t lastRow = (m - 1) / grid.programTileM * grid.programTileM;
+    const int64_t lastCol = (grid.numTilesN - 1) * grid.tileN;
+    const int64_t midCol = grid.numTilesN / 2 * grid.tileN;
     config.workgroupsToRun =
         sampleWorkgroups(tiles, options.sample, [&](uint64_t tile) {
-          auto origin = d.grid.tileOrigin(int64_t(tile), m);
+          auto origin = grid.tileOrigin(int64_t(tile), m);
           return origin && origin->first == lastRow &&
                  (origin->second == 0 || origin->second == midCol ||
                   origin->second == lastCol);
@@ -78,11 +98,11 @@ mxgemm::emu::runGemm(const CodeObject &object,
   result.sampled = !config.workgroupsToRun.empty();
 
   const numerics::ScaleGranularity wScale =
-      options.dataWScale.value_or(d.problem.wScale);
+      options.dataWScale.value_or(problem.wScale);
   numerics::MXMatrix x =
-      numerics::randomMXMatrix(options.seed, m, k, fp8Format(d.problem.xType));
+      numerics::randomMXMatrix(options.seed, m, k, fp8Format(problem.xType));
   numerics::MXMatrix w = numerics::randomMXMatrix(
-      options.seed + 1, n, k, fp8Format(d.problem.wType), wScale);
+      options.seed + 1, n, k, fp8Format(problem.wType), wScale);
 
   DeviceMemory memory;
   const uint64_t dX = memory.allocate(x.data.size()),
@@ -91,7 +111,7 @@ mxgemm::emu::runGemm(const CodeObject &object,
                  dWs = memory.allocate(w.scales.size()),
                  dY = memory.allocate(yBytes);
   std::optional<uint64_t> workBytes =
-      contract::splitWorkspaceBytes(d.problem, d.config, m);
+      contract::splitWorkspaceBytes(problem, d.config, m);
   if (!workBytes)
     return createStringError("the split-K workspace does not fit the address "
                              "space");
@@ -132,6 +152,10 @@ mxgemm::emu::runGemm(const CodeObject &object,
       value = dY;
     else if (a.name == contract::kArgM)
       value = uint64_t(m);
+    else if (a.name == contract::kArgN)
+      value = uint64_t(n);
+    else if (a.name == contract::kArgK)
+      value = uint64_t(k);
     else if (a.name == contract::kArgWorkspace)
       value = dWork;
     else if (a.name == contract::kArgPhase)
@@ -175,8 +199,7 @@ mxgemm::emu::runGemm(const CodeObject &object,
   check.sentinel = sentinel;
   check.reference.kStep = int(d.mfma.kStep);
   if (splits > 1)
-    check.reference.kSegments =
-        contract::kSegmentBoundaries(d.problem, d.config);
+    check.reference.kSegments = contract::kSegmentBoundaries(problem, d.config);
   // Y is read in place (the 16384^2 case-table shapes are 512 MiB).
   result.check = numerics::checkGemmOutput(
       ops, memory.translate(dY, yBytes),

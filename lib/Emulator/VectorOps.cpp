@@ -302,6 +302,37 @@ VOP_F32(subrevF32, 2, b - a)
 VOP_F32(mulF32, 2, a *b)
 VOP_F32(fmaF32, 3, std::fma(a, b, c))
 VOP_F32(minF32, 2, std::fmin(a, b))
+
+/// v_fmamk_f32 (D = S0 * K + S1) and v_fmaak_f32 (D = S0 * S1 + K): the
+/// 32-bit literal K is an immediate operand without a register class, so
+/// the decoder keeps it in `imms` (or, if it ever gets one, in `vals`).
+/// LLVM uses them in the reciprocal refinement of an integer division by
+/// a run-time divisor (a generic kernel's N or K).
+template <bool KIsAddend>
+Status fmaLiteralF32(ExecContext &ctx, Wave &w, const Inst &I) {
+  uint32_t kBits;
+  Operand s0op = I.vals[1], s1op;
+  if (I.numVals >= 4) {
+    const Operand &kop = I.vals[KIsAddend ? 3 : 2];
+    if (kop.kind != OpKind::Imm)
+      return ctx.fail(I, "expected a literal operand");
+    kBits = kop.imm[0];
+    s1op = I.vals[KIsAddend ? 2 : 3];
+  } else if (I.numVals == 3 && I.numImms >= 1) {
+    kBits = uint32_t(I.imms[0]);
+    s1op = I.vals[2];
+  } else {
+    return ctx.fail(I, "unexpected operands for a literal FMA");
+  }
+  Src s0(w, s0op), s1(w, s1op);
+  const float k = llvm::bit_cast<float>(kBits);
+  uint32_t *d = w.v[I.vals[0].reg];
+  forLanes(w, [&](unsigned l) {
+    float a = fmod_(s0[l], s0op.mods), b = fmod_(s1[l], s1op.mods);
+    d[l] = asBits(KIsAddend ? std::fma(a, b, k) : std::fma(a, k, b));
+  });
+  return Status::Continue;
+}
 VOP_F32(maxF32, 2, std::fmax(a, b))
 // The hardware reciprocal is an approximation (1 ulp); compiler-generated
 // integer division corrects its result, so an exact reciprocal is safe.
@@ -920,6 +951,8 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
       {"V_SUBREV_F32", subrevF32},
       {"V_MUL_F32", mulF32},
       {"V_FMA_F32", fmaF32},
+      {"V_FMAMK_F32", fmaLiteralF32<false>},
+      {"V_FMAAK_F32", fmaLiteralF32<true>},
       {"V_MIN_F32", minF32},
       {"V_MAX_F32", maxF32},
       {"V_RCP_F32", rcpF32},

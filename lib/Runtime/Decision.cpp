@@ -153,17 +153,22 @@ mxgemm_status runtime::checkAlignment(const mxgemm_tensors &t,
   return MXGEMM_STATUS_OK;
 }
 
-mxgemm_status runtime::computeGrid(Decision &d, int64_t m,
+mxgemm_status runtime::computeGrid(Decision &d, int64_t m, int64_t n,
                                    MessageBuilder &msg) {
   // Checked in the contract: M in 1..2^31-1 and at most 2^32-1 workgroups.
-  std::optional<int64_t> grid = d.descriptor->grid.numWorkgroups(m);
-  if (!grid) {
+  // A generic kernel's tile columns come from the call's N.
+  const contract::TileGrid grid = d.descriptor->problem.dynamicN()
+                                      ? d.descriptor->grid.forN(n)
+                                      : d.descriptor->grid;
+  d.numTilesN = uint32_t(grid.numTilesN);
+  std::optional<int64_t> workgroups = grid.numWorkgroups(m);
+  if (!workgroups) {
     msg << "M = " << m << " needs more workgroups than a HIP grid holds ("
         << int64_t(UINT32_MAX) << ")";
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
-  d.gridY = uint32_t(d.descriptor->grid.kSplits);
-  d.gridX = uint32_t(*grid / d.gridY);
+  d.gridY = uint32_t(grid.kSplits);
+  d.gridX = uint32_t(*workgroups / d.gridY);
   return MXGEMM_STATUS_OK;
 }
 
@@ -229,6 +234,12 @@ mxgemm_status runtime::launch(Context &ctx, const Decision &d,
       value = 0;
       phaseSlot = &slot;
       break;
+    case Source::N:
+      value = uint64_t(p.n); // 1..2^24 for a generic kernel: checked
+      break;
+    case Source::K:
+      value = uint64_t(p.k);
+      break;
     }
     std::memcpy(args + slot.offset, &value, slot.size); // little-endian
   }
@@ -290,7 +301,7 @@ void runtime::fillPlan(mxgemm_plan *plan, mxgemm_status status,
   plan->lds_bytes = 0;
   plan->program_tile_m = k ? uint32_t(k->grid.programTileM) : 0;
   plan->tile_n = k ? uint32_t(k->grid.tileN) : 0;
-  plan->num_tiles_n = k ? uint32_t(k->grid.numTilesN) : 0;
+  plan->num_tiles_n = k ? d.numTilesN : 0;
   plan->k_step = k ? uint32_t(k->mfma.kStep) : 0;
   plan->group_m = k ? uint32_t(k->grid.groupM) : 0;
   plan->group_n = k ? uint32_t(k->grid.groupN) : 0;

@@ -3,6 +3,8 @@
 #include "KernelLibrary.h"
 #include "EmbeddedFiles.h"
 
+#include "mxgemm/Contract/ConfigSelection.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -63,6 +65,53 @@ std::string build(KernelLibrary &lib) {
               return a.key != b.key ? a.key < b.key
                                     : a.tuning.mMin < b.tuning.mMin;
             });
+  lib.tunedCount = lib.entries.size();
+  // The generic kernels (cmake/MXGemmKernelLibrary.cmake): every embedded
+  // generic_*.hsaco with its descriptor, which must be generic, read W
+  // row-major and have one of genericConfig's structures (its M range).
+  for (size_t i = 0; i < kEmbeddedFileCount; ++i) {
+    std::string_view name = kEmbeddedFiles[i].name;
+    const std::string_view suffix = ".hsaco";
+    if (name.substr(0, 8) != "generic_" || name.size() <= suffix.size() ||
+        name.substr(name.size() - suffix.size()) != suffix)
+      continue;
+    std::string base(name.substr(0, name.size() - suffix.size()));
+    const EmbeddedFile *desc = findFile(base + ".hsaco.json");
+    if (!desc)
+      return "generic kernel '" + base + "' has no embedded descriptor";
+    KernelEntry e;
+    if (contract::ErrorMessage err =
+            contract::KernelDescriptor::parse(text(*desc), e.descriptor))
+      return "generic kernel '" + base + "': " + *err;
+    const contract::KernelDescriptor &d = e.descriptor;
+    if (!d.problem.dynamicN() || !d.problem.dynamicK() ||
+        d.wLayout != contract::WeightLayout::RowMajor)
+      return "generic kernel '" + base +
+             "': its descriptor is not a row-major kernel with run-time N "
+             "and K";
+    const contract::GenericBucket *bucket = nullptr;
+    for (const contract::GenericBucket &b : contract::kGenericBuckets)
+      if (contract::genericConfig(b.mHint) == d.config)
+        bucket = &b;
+    if (!bucket)
+      return "generic kernel '" + base +
+             "': its config is none of the generic structures";
+    if (contract::ErrorMessage err = ArgumentPacking::build(d, e.packing))
+      return "generic kernel '" + base + "': " + *err;
+    e.tuning.name = base;
+    e.tuning.arch = d.chip;
+    e.tuning.problem = d.problem;
+    e.tuning.config = d.config;
+    e.tuning.mMin = bucket->mMin;
+    e.tuning.mMax = bucket->mMax;
+    e.tuning.note = "generic kernel (run-time N and K): serves keys without "
+                    "a tuned entry";
+    e.configText = contract::formatConfigBody(d.config);
+    e.descriptorJson = std::string(text(*desc));
+    e.codeObject = kEmbeddedFiles[i].data;
+    e.codeObjectSize = kEmbeddedFiles[i].size;
+    lib.entries.push_back(std::move(e));
+  }
   return "";
 }
 } // namespace
@@ -99,15 +148,17 @@ ArgumentPacking::build(const contract::KernelDescriptor &d,
                {contract::kArgY, Source::Y, 8},
                {contract::kArgM, Source::M, 4},
                {contract::kArgWorkspace, Source::Workspace, 8},
-               {contract::kArgPhase, Source::Phase, 4}};
+               {contract::kArgPhase, Source::Phase, 4},
+               {contract::kArgN, Source::N, 4},
+               {contract::kArgK, Source::K, 4}};
   for (const contract::KernelArgument &a : d.arguments) {
     const auto *k =
         std::find_if(std::begin(known), std::end(known),
                      [&](const auto &k) { return k.name == a.name; });
     if (k == std::end(known))
       return "kernel argument '" + a.name +
-             "' is not one this runtime passes (X, Xs, W, Ws, Y, M, Work, "
-             "Phase)";
+             "' is not one this runtime passes (X, Xs, W, Ws, Y, M, N, K, "
+             "Work, Phase)";
     if (a.size != k->size || uint64_t(a.offset) + a.size > uint64_t(bytes))
       return "kernel argument '" + a.name + "' (offset " +
              std::to_string(a.offset) + ", " + std::to_string(a.size) +

@@ -50,13 +50,15 @@ struct ArgumentPacking {
     Y,
     M,
     Workspace,
-    Phase
+    Phase,
+    N,
+    K
   };
   struct Slot {
     Source source = Source::X;
     uint32_t offset = 0, size = 0;
   };
-  Slot slots[8];
+  Slot slots[10];
   uint32_t count = 0;
   /// The kernarg segment size (the code object's kernarg_segment_bytes).
   uint32_t bytes = 0;
@@ -92,8 +94,11 @@ struct KernelEntry {
 };
 
 struct KernelLibrary {
-  /// Sorted by (key, tuning.mMin).
+  /// The tuned entries, sorted by (key, tuning.mMin), then from index
+  /// `tunedCount` on the generic kernels (run-time N and K, key 0, their
+  /// M range in `tuning`), which serve any key of their formats.
   std::vector<KernelEntry> entries;
+  size_t tunedCount = 0;
   /// Why the library could not be built ("" when it was).
   std::string error;
 

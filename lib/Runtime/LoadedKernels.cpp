@@ -45,11 +45,21 @@ mxgemm_status decideLoaded(const LoadedKernel &k, const mxgemm_problem *p,
 
   // The problem is the one the kernel was compiled for (format names in
   // the contract's one spelling).
+  // A generic kernel ("?") takes any N, and any K a multiple of 32.
   const contract::GemmProblem &want = desc.problem;
-  if (p->n != want.n || p->k != want.k) {
+  if ((!want.dynamicN() && p->n != want.n) ||
+      (!want.dynamicK() && p->k != want.k)) {
     msg << "the problem (N = " << p->n << ", K = " << p->k
         << ") does not match kernel '" << desc.kernel
         << "', compiled for N = " << want.n << ", K = " << want.k;
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  if (want.isGeneric() &&
+      contract::validateProblem(want.withExtents(p->n, p->k))) {
+    msg << "the problem (N = " << p->n << ", K = " << p->k
+        << ") is outside what generic kernel '" << desc.kernel
+        << "' takes (N and K in 1.." << contract::kMaxProblemExtent
+        << ", K a multiple of 32)";
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
   if (p->x_type != int(want.xType) || p->w_type != int(want.wType) ||
@@ -95,7 +105,7 @@ mxgemm_status decideLoaded(const LoadedKernel &k, const mxgemm_problem *p,
     if (mxgemm_status s = checkAlignment(*tensors, reason, msg))
       return s;
   d.descriptor = &desc;
-  if (mxgemm_status s = computeGrid(d, p->m, msg)) {
+  if (mxgemm_status s = computeGrid(d, p->m, p->n, msg)) {
     d.descriptor = nullptr;
     return s;
   }

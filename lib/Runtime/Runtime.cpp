@@ -24,9 +24,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <unistd.h>
 #include <vector>
 
 using namespace mxgemm::runtime;
@@ -56,6 +61,57 @@ const char *scaleName(mxgemm_scale_granularity s) {
 
 bool isFP8(mxgemm_dtype t) {
   return t == MXGEMM_DTYPE_E4M3 || t == MXGEMM_DTYPE_E5M2;
+}
+
+/// Appends the key a generic kernel served to $MXGEMM_LOG_UNTUNED, once
+/// per (key, generic kernel) per process, as the JIT does for its keys.
+/// Without the variable this is one test of a pointer read once.
+void logGenericServed(Context &, const mxgemm_problem &p,
+                      const KernelEntry &generic) {
+  static const char *const path = std::getenv("MXGEMM_LOG_UNTUNED");
+  if (!path || !*path)
+    return;
+  static std::mutex mutex;
+  static std::set<std::tuple<DispatchKey, const KernelEntry *>> logged;
+  const DispatchKey key =
+      makeDispatchKey(p.n, p.k, p.x_type, p.w_type, p.w_scale, p.out_type);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!logged.insert({key, &generic}).second)
+    return;
+  std::string line =
+      "gfx950 n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) +
+      " x=" + dtypeName(p.x_type) + " w=" + dtypeName(p.w_type) +
+      " w_scale=" + scaleName(p.w_scale) + " out=" + dtypeName(p.out_type) +
+      " m_range=" + std::to_string(generic.tuning.mMin) + ".." +
+      std::to_string(generic.tuning.mMax) + " kernel=" + generic.tuning.name +
+      " served-by-generic\n";
+  int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return;
+  // One write of one line: O_APPEND keeps lines whole across processes.
+  ssize_t n = ::write(fd, line.data(), line.size());
+  (void)n;
+  ::close(fd);
+}
+
+/// The embedded generic kernel for `p` (its formats, output type and M;
+/// row-major W, N and K within the contract's limits), or null.
+const KernelEntry *findGenericKernel(const Context &ctx,
+                                     const KernelLibrary &lib,
+                                     const mxgemm_problem &p) {
+  if (!ctx.genericEnabled.load(std::memory_order_relaxed) ||
+      p.w_layout != MXGEMM_WEIGHTS_ROW_MAJOR ||
+      p.n > contract::kMaxProblemExtent || p.k > contract::kMaxProblemExtent)
+    return nullptr;
+  for (size_t i = lib.tunedCount; i < lib.entries.size(); ++i) {
+    const KernelEntry &e = lib.entries[i];
+    const contract::GemmProblem &g = e.tuning.problem;
+    if (int(g.xType) == int(p.x_type) && int(g.wType) == int(p.w_type) &&
+        int(g.wScale) == int(p.w_scale) && int(g.outType) == int(p.out_type) &&
+        p.m >= e.tuning.mMin && p.m <= e.tuning.mMax)
+      return &e;
+  }
+  return nullptr;
 }
 
 /// The argument checks and eligibility rules of docs/Design.md section 5
@@ -102,8 +158,9 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
   }
   // The entries of the key: the loaded ones if the context has the key
   // (they replace the embedded ones), else the embedded ones.
-  const std::vector<KernelEntry> &entries = KernelLibrary::embedded().entries;
-  const KernelEntry *begin = entries.data(), *end = begin + entries.size();
+  const KernelLibrary &embedded = KernelLibrary::embedded();
+  const std::vector<KernelEntry> &entries = embedded.entries;
+  const KernelEntry *begin = entries.data(), *end = begin + embedded.tunedCount;
   const KernelEntry *first = end;
   const LibrarySet *library = ctx.librarySet.load(std::memory_order_acquire);
   const LibraryKernel *const *loadedFirst = nullptr, *const *loadedEnd =
@@ -158,13 +215,20 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
                                             p->w_scale, p->out_type);
     jit = findJitKernel(ctx, key, jitBucket(p->m));
     std::string error;
-    if (!jit && !(jit = obtainJitKernel(ctx, *p, key, error))) {
+    if (!jit && !(jit = obtainJitKernel(ctx, *p, key, error)) &&
+        !findGenericKernel(ctx, embedded, *p)) {
       reason = MXGEMM_REASON_JIT_FAILED;
       msg << "no tuned kernel, and JIT failed: " << error.c_str();
       return MXGEMM_STATUS_NOT_ELIGIBLE;
     }
   }
-  if (count == 0 && !jit) {
+  // Still no kernel: an embedded generic kernel of the formats and M
+  // serves any N and K (JIT failures land here too, warned by the JIT).
+  const KernelEntry *generic = nullptr;
+  if (index == count && !jit &&
+      (generic = findGenericKernel(ctx, embedded, *p)))
+    logGenericServed(ctx, *p, *generic);
+  if (count == 0 && !jit && !generic) {
     reason = MXGEMM_REASON_NO_TUNED_KERNEL;
     msg << "no tuned kernel for (gfx950, N = " << p->n << ", K = " << p->k
         << ", x " << dtypeName(p->x_type) << ", w " << dtypeName(p->w_type)
@@ -172,7 +236,7 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
         << dtypeName(p->out_type) << ")";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
-  if (index == count && !jit) {
+  if (index == count && !jit && !generic) {
     reason = MXGEMM_REASON_M_OUT_OF_RANGE;
     msg << "M = " << p->m << " is outside the tuned M range";
     // Entries of a key are sorted by mMin; adjacent ranges (one per M
@@ -196,7 +260,9 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
           << " (M is an i32 kernel argument)";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
-  const KernelEntry *entry = jit ? &jit->entry : &entryAt(index);
+  const KernelEntry *entry = jit       ? &jit->entry
+                             : generic ? generic
+                                       : &entryAt(index);
   d.wLayout = entry->wLayout();
   const bool packedWeights = d.wLayout == MXGEMM_WEIGHTS_MFMA_PANELS;
   if (packedWeights != (p->w_layout == MXGEMM_WEIGHTS_MFMA_PANELS)) {
@@ -222,7 +288,7 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
   if (jit) {
     function = jit->function;
     d.kind = MXGEMM_PLAN_KIND_JIT;
-  } else if (fromLibrary) {
+  } else if (fromLibrary && !generic) {
     function = loadedFirst[index]->function;
     d.kind = MXGEMM_PLAN_KIND_LIBRARY;
   } else {
@@ -235,13 +301,13 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
                                 : MXGEMM_STATUS_NOT_ELIGIBLE;
     }
     function = module.function;
-    d.kind = MXGEMM_PLAN_KIND_EMBEDDED;
+    d.kind = generic ? MXGEMM_PLAN_KIND_GENERIC : MXGEMM_PLAN_KIND_EMBEDDED;
   }
   if (tensors)
     if (mxgemm_status s = checkAlignment(*tensors, reason, msg))
       return s;
   d.descriptor = &entry->descriptor;
-  if (mxgemm_status s = computeGrid(d, p->m, msg)) {
+  if (mxgemm_status s = computeGrid(d, p->m, p->n, msg)) {
     d.descriptor = nullptr;
     return s;
   }
@@ -330,6 +396,8 @@ const char *mxgemm_plan_kind_string(mxgemm_plan_kind kind) {
     return "MXGEMM_PLAN_KIND_LOADED_KERNEL";
   case MXGEMM_PLAN_KIND_JIT:
     return "MXGEMM_PLAN_KIND_JIT";
+  case MXGEMM_PLAN_KIND_GENERIC:
+    return "MXGEMM_PLAN_KIND_GENERIC";
   }
   return "MXGEMM_PLAN_KIND_UNKNOWN";
 }
@@ -408,6 +476,8 @@ mxgemm_status mxgemm_context_create(const mxgemm_context_options *options,
     ctx->corruptCodeObjects = faultName == "code_object";
     ctx->pretendGfx942 = faultName == "arch";
     ctx->missingFunction = faultName == "function";
+    const char *generic = std::getenv("MXGEMM_GENERIC");
+    ctx->genericEnabled = generic && std::string(generic) == "1";
     const char *jit = std::getenv("MXGEMM_JIT");
     ctx->jitEnabled = jit && std::string(jit) == "1";
     ctx->handle = gContexts.insert(ctx.get());
@@ -532,6 +602,14 @@ mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
   });
 }
 
+mxgemm_status mxgemm_context_set_generic(mxgemm_context *context, int enable) {
+  Context *ctx = resolveContext(context);
+  if (!ctx)
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  ctx->genericEnabled.store(enable != 0, std::memory_order_relaxed);
+  return MXGEMM_STATUS_OK;
+}
+
 size_t mxgemm_kernel_count(void) {
   return KernelLibrary::embedded().entries.size();
 }
@@ -548,8 +626,9 @@ mxgemm_status mxgemm_kernel_get(size_t index, mxgemm_kernel_info *info) {
   info->arch = e.tuning.arch.c_str();
   info->config = e.configText.c_str();
   info->note = e.tuning.note.c_str();
-  info->n = d.problem.n;
-  info->k = d.problem.k;
+  // A generic kernel's run-time extents read as 0 ("any").
+  info->n = d.problem.dynamicN() ? 0 : d.problem.n;
+  info->k = d.problem.dynamicK() ? 0 : d.problem.k;
   info->m_min = e.tuning.mMin;
   info->m_max = e.tuning.mMax;
   info->x_type = mxgemm_dtype(d.problem.xType);

@@ -188,6 +188,9 @@ struct Context {
   /// read lock-free; inserts under jitMutex, at most half full.
   static constexpr size_t kJitSlots = 1024;
   std::atomic<bool> jitEnabled{false};
+  /// The embedded generic kernels serve keys without another kernel
+  /// (MXGEMM_GENERIC=1 or mxgemm_context_set_generic).
+  std::atomic<bool> genericEnabled{false};
   std::atomic<const LibraryKernel *> jitTable[kJitSlots] = {};
   std::mutex jitMutex;
   std::vector<std::unique_ptr<LibraryKernel>> jitKernels;
@@ -264,6 +267,8 @@ struct Decision {
   int64_t mMin = 0, mMax = 0;
   /// Workgroups: x the tiles, y the split-K segments (1 without).
   uint32_t gridX = 0, gridY = 1;
+  /// Tile columns of the call (a generic kernel's depend on its N).
+  uint32_t numTilesN = 0;
   mxgemm_plan_kind kind = MXGEMM_PLAN_KIND_NONE;
   /// The W layout of the kernel, known (and reported) even when the
   /// problem is not eligible because it passes the other layout.
@@ -283,8 +288,10 @@ mxgemm_status checkDevice(Context &ctx, mxgemm_reason &reason,
 /// Rule 12: the five pointers are 16-byte aligned.
 mxgemm_status checkAlignment(const mxgemm_tensors &t, mxgemm_reason &reason,
                              MessageBuilder &msg);
-/// The grid of `d.descriptor` for M rows into d.gridX and d.gridY.
-mxgemm_status computeGrid(Decision &d, int64_t m, MessageBuilder &msg);
+/// The grid of `d.descriptor` for M rows (and, for a generic kernel, N
+/// columns) into d.gridX, d.gridY and d.numTilesN.
+mxgemm_status computeGrid(Decision &d, int64_t m, int64_t n,
+                          MessageBuilder &msg);
 /// Packs the arguments (d.packing) and launches (unless the context is a
 /// dry run) on `stream`.
 mxgemm_status launch(Context &ctx, const Decision &d, const mxgemm_problem &p,

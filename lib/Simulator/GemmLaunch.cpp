@@ -39,6 +39,10 @@ mxgemm::sim::prepareGemmLaunch(const contract::KernelDescriptor &d, int64_t m,
   auto fail = [](const Twine &msg) -> Error {
     return createStringError(inconvertibleErrorCode(), msg);
   };
+  if (d.problem.isGeneric())
+    return fail("kernel '" + Twine(d.kernel) +
+                "' is generic (N or K \"?\"); the simulator takes kernels "
+                "with static N and K");
   std::optional<int64_t> workgroups = d.grid.numWorkgroups(m);
   if (!workgroups)
     return fail("M = " + Twine(m) + " has no grid for this kernel");

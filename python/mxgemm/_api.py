@@ -80,7 +80,8 @@ class Plan:
     m_range: tuple = (0, 0)
     # Which kind of kernel serves it: "embedded", "library" (a directory
     # loaded by Context.load_library), "loaded_kernel", "jit" (compiled at
-    # run time, MXGEMM_JIT=1), or "none".
+    # run time, MXGEMM_JIT=1), "generic" (an embedded generic kernel: run-time
+    # N and K, for keys without a tuned one), or "none".
     kind: str = "none"
 
     @property
@@ -164,6 +165,15 @@ class Context:
         A failure is NotEligible with reason JIT_FAILED."""
         self._check(self._lib.mxgemm_context_set_jit(self._handle,
                                                      int(bool(enable))))
+
+    def set_generic(self, enable=True):
+        """Generic kernels for this context (mxgemm_context_set_generic;
+        MXGEMM_GENERIC=1 turns them on for every context): a problem no
+        tuned, loaded or JIT kernel serves (E4M3 x E4M3, BF16 out, row-major
+        W, K a multiple of 32) runs on an embedded kernel that takes N and K
+        at run time, Plan.kind == "generic"."""
+        self._check(self._lib.mxgemm_context_set_generic(self._handle,
+                                                         int(bool(enable))))
 
     # Device memory (thin wrappers over the dlopened HIP).
     def alloc(self, nbytes):

@@ -27,7 +27,7 @@ WEIGHT_LAYOUTS = {"row_major": 0, "mfma_panels": 1}
 WEIGHT_LAYOUT_NAMES = {v: k for k, v in WEIGHT_LAYOUTS.items()}
 # mxgemm_plan_kind: which kind of kernel a plan names.
 PLAN_KINDS = {0: "none", 1: "embedded", 2: "library", 3: "loaded_kernel",
-              4: "jit"}
+              4: "jit", 5: "generic"}
 
 
 class Problem(ctypes.Structure):
@@ -132,6 +132,7 @@ def _signatures():
         "mxgemm_context_destroy": (I, [V]),
         "mxgemm_context_load_library": (I, [V, STR]),
         "mxgemm_context_set_jit": (I, [V, I]),
+        "mxgemm_context_set_generic": (I, [V, I]),
         "mxgemm_query": (I, [V, P(Problem), P(PlanStruct)]),
         "mxgemm_gemm": (I, [V, P(Problem), P(Tensors), V, P(PlanStruct)]),
         # (context, problem, w, packed, packed_bytes, stream): no Ws.

@@ -8,7 +8,13 @@ import mxgemm
 
 def test_version_and_kernels():
     assert mxgemm.version() == "0.1.0"
-    ks = mxgemm.kernels()
+    everything = mxgemm.kernels()
+    # The generic kernels (N, K 0: any) follow the tuned entries.
+    ks = [k for k in everything if k["n"]]
+    generic = everything[len(ks):]
+    assert all(k["n"] == 0 and k["k"] == 0 for k in generic)
+    assert sorted(k["m_range"] for k in generic) == sorted(
+        2 * [(1, 16), (17, 64), (65, 2**31 - 1)])
     families = ["wq_b", "engram", "wo_b", "shared_gate_up", "fused_qkv",
                 "shared_down", "index_query"]
     # The qualified entry of each family, and one entry per other M bucket.
@@ -92,6 +98,31 @@ def test_gemm_on_facade_matches_reference(ctx):
         ref = _fp64_reference(x, xs, w, ws, rows, cols)
         assert np.all(np.abs(got - ref) <= 2.0**-7 * np.abs(ref) + 1e-3)
     assert y[300, 300] == 0xFFFF  # workgroup not executed: untouched
+
+
+def test_generic_kernel_serves_off_table_shape(ctx):
+    """A key without a tuned kernel runs on a generic kernel (N and K at
+    run time) once the context enables them; bit-exact checked by
+    mxgemm-run, here the reference within BF16 rounding."""
+    # Its own context: the session's stays without generic kernels.
+    from conftest import facade_path
+    c = mxgemm.Context(hip_library=facade_path())
+    rng = np.random.default_rng(7)
+    m, n, k = 5, 200, 352  # no tuned key, no tile divides N or K
+    x, xs = mxgemm.quantize_mx(rng.standard_normal((m, k)).astype(np.float32))
+    w, ws = mxgemm.quantize_mx(rng.standard_normal((n, k)).astype(np.float32),
+                               granularity="block32x32")
+    off = mxgemm.plan(m, n, k, ctx=c)
+    assert not off.eligible and off.reason == "NO_TUNED_KERNEL"
+    c.set_generic(True)
+    p = mxgemm.plan(m, n, k, ctx=c)
+    assert p.eligible and p.kind == "generic"
+    assert p.entry == "generic_e4m3_e4m3_block32x32_m1_16"
+    assert p.num_tiles_n == -(-n // p.tile_n)
+    y = mxgemm.gemm(x, xs, w, ws, ctx=c)
+    got = mxgemm.bf16_to_float32(y).astype(np.float64)
+    ref = _fp64_reference(x, xs, w, ws, slice(0, m), slice(0, n))
+    assert np.all(np.abs(got - ref) <= 2.0**-7 * np.abs(ref) + 1e-3)
 
 
 def test_gemm_not_eligible_and_bad_inputs(ctx):

@@ -1,6 +1,7 @@
 //===- mxgemm-compile.cpp - AOT compiler for one mxgemm kernel ------------===//
 //
 // mxgemm-compile --n N --k K [--m M] [--config auto|default|'...']
+//   (--dynamic-n / --dynamic-k instead of --n / --k: a generic kernel)
 //                [--tuning-db DB] [--explain] -o kernel.hsaco
 // mxgemm-compile --tuning-db DB --entry NAME -o kernel.hsaco
 // mxgemm-compile --tuning-db DB --list
@@ -52,6 +53,14 @@ static cl::opt<int64_t> n("n", cl::desc("N (weight rows)"), cl::init(0),
 static cl::opt<int64_t> k("k",
                           cl::desc("K (reduction length, a multiple of 32)"),
                           cl::init(0), cl::cat(category));
+static cl::opt<bool> dynamicN(
+    "dynamic-n",
+    cl::desc("a generic kernel: N is a run-time argument (instead of --n)"),
+    cl::init(false), cl::cat(category));
+static cl::opt<bool> dynamicK(
+    "dynamic-k",
+    cl::desc("a generic kernel: K is a run-time argument (instead of --k)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<int64_t>
     mHint("m",
           cl::desc("the M the kernel will mostly run at, a hint for "
@@ -168,9 +177,21 @@ static std::optional<mx::ProblemSpec> specFromFlags(mlir::MLIRContext &ctx,
                              "bf16 or f32");
     return std::nullopt;
   }
-  spec.problem = {n, k, *x, *w, *s, *o};
+  if ((dynamicN && n.getNumOccurrences()) ||
+      (dynamicK && k.getNumOccurrences())) {
+    status = fail(ExitUsage, "give --n or --dynamic-n (and --k or "
+                             "--dynamic-k), not both");
+    return std::nullopt;
+  }
+  spec.problem = {dynamicN ? contract::kDynamicExtent : int64_t(n),
+                  dynamicK ? contract::kDynamicExtent : int64_t(k),
+                  *x,
+                  *w,
+                  *s,
+                  *o};
   // The problem first: its message is the clearest for bad N and K.
-  if (auto error = contract::validateProblem(spec.problem)) {
+  if (auto error =
+          contract::validateProblem(spec.problem, /*allowDynamic=*/true)) {
     status = fail(ExitFailure, *error);
     return std::nullopt;
   }
@@ -221,7 +242,8 @@ int main(int argc, char **argv) {
         outs() << e.name << "\n";
     return status;
   }
-  const bool fromShape = n.getNumOccurrences() || k.getNumOccurrences();
+  const bool fromShape =
+      n.getNumOccurrences() || k.getNumOccurrences() || dynamicN || dynamicK;
   const bool fromEntry = !entry.empty();
   if (!inputFile.empty() && (fromShape || fromEntry))
     return fail(ExitUsage, "give an input file or --n/--k or --entry");

@@ -109,6 +109,12 @@ static cl::opt<std::string> quantSeed("seed", cl::desc("random seed"),
 static cl::opt<std::string> m("m", cl::desc("rows of X and Y (1 to 2^31-1)"),
                               cl::value_desc("M"), GEMM_SUBS,
                               cl::cat(category));
+static cl::opt<std::string>
+    gemmN("n", cl::desc("N, for a generic kernel (its descriptor's N is ?)"),
+          cl::value_desc("N"), GEMM_SUBS, cl::cat(category));
+static cl::opt<std::string>
+    gemmK("k", cl::desc("K, for a generic kernel (its descriptor's K is ?)"),
+          cl::value_desc("K"), GEMM_SUBS, cl::cat(category));
 static cl::opt<std::string> seed("seed", cl::desc("random seed (default 1)"),
                                  cl::value_desc("S"), GEMM_SUBS,
                                  cl::cat(category));
@@ -249,6 +255,18 @@ static int gemmMode(const CodeObject &co) {
                      : rows.takeError(),
                 ExitUsage);
   options.m = int64_t(*rows);
+  for (auto [opt, out] :
+       {std::pair{&gemmN, &options.n}, std::pair{&gemmK, &options.k}})
+    if (opt->getNumOccurrences()) {
+      auto v = parseUnsignedValue(*opt, contract::kMaxProblemExtent,
+                                  ("--" + opt->ArgStr).str());
+      if (!v || *v == 0)
+        return fail(v ? make_error<LaunchSpecError>("--" + opt->ArgStr.str() +
+                                                    " must be at least 1")
+                      : v.takeError(),
+                    ExitUsage);
+      *out = int64_t(*v);
+    }
   for (auto [opt, out] :
        {std::pair{&seed, &options.seed}, std::pair{&sample, &options.sample}})
     if (opt->getNumOccurrences()) {

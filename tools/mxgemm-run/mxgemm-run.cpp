@@ -84,8 +84,11 @@ int run(int argc, char **argv) {
     if (auto e = contract::KernelDescriptor::parse(run.kernelDescriptor, d))
       opts.fail(ExitUsage, opts.text("--kernel") + ".json: " + *e);
   }
+  // A generic kernel's "?" extents have no default: --n / --k say them.
   auto orKernel = [&](int64_t v) {
-    return code.empty() ? std::nullopt : std::optional<int64_t>(v);
+    return code.empty() || v == contract::kDynamicExtent
+               ? std::nullopt
+               : std::optional<int64_t>(v);
   };
   mxgemm_problem p;
   mxgemm_problem_init(&p, opts.integer("--m"),

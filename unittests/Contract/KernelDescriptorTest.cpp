@@ -122,3 +122,44 @@ TEST(KernelDescriptorTest, EditedDescriptorsAreRefused) {
   EXPECT_NE(parseError(""), "");
   EXPECT_NE(parseError(std::string(100000, '[')), "");
 }
+
+// A generic kernel (run-time N and K): N and K are "?" in the JSON, the
+// arguments N and K follow M, the grid's tile columns wait for a call's N,
+// and the problem rules that need static extents refuse what it cannot do.
+TEST(KernelDescriptorTest, GenericKernelRoundTripsWithItsArguments) {
+  GemmProblem p{kDynamicExtent, kDynamicExtent};
+  ASSERT_FALSE(validateProblem(p, /*allowDynamic=*/true));
+  EXPECT_TRUE(validateProblem(p)); // a call or a tuned key is never generic
+  KernelConfig c;                  // direct loads, row-major order
+  ASSERT_FALSE(verifyProblemConfig(p, c));
+  KernelDescriptor d = KernelDescriptor::describe("g", p, c, kGFX950);
+  EXPECT_EQ(d.grid.numTilesN, 0);
+  EXPECT_EQ(d.grid.forN(1000).numTilesN, 8);
+  EXPECT_EQ(*d.grid.forN(1000).numWorkgroups(333), 3 * 8);
+  EXPECT_FALSE(d.grid.forN(0).numWorkgroups(1));
+  ASSERT_EQ(d.arguments.size(), 8u);
+  EXPECT_EQ(d.findArgument("N")->offset, 44u);
+  EXPECT_EQ(d.findArgument("K")->offset, 48u);
+  EXPECT_EQ(explicitArgumentBytes(d.arguments), 52u);
+  d.resources.kernargSegmentBytes = 52;
+  d.codeObjectSha256 = std::string(64, 'a');
+  const std::string json = d.toJson();
+  EXPECT_NE(json.find("\"n\": \"?\""), std::string::npos);
+  KernelDescriptor back;
+  ErrorMessage e = KernelDescriptor::parse(json, back);
+  ASSERT_FALSE(e) << *e;
+  EXPECT_EQ(back.problem, p);
+  EXPECT_EQ(back.toJson(), json);
+  // Only "?" stands for a run-time extent.
+  EXPECT_NE(parseError(replace(json, "\"n\": \"?\"", "\"n\": \"any\"")), "");
+
+  KernelConfig packed = c;
+  packed.stageW = Staging::PackedRegisters;
+  EXPECT_TRUE(verifyProblemConfig(p, packed));
+  KernelConfig grouped = c;
+  grouped.groupM = 8;
+  EXPECT_TRUE(verifyProblemConfig(p, grouped));
+  KernelConfig split = c;
+  split.kSplits = 2;
+  EXPECT_TRUE(verifyProblemConfig(p, split));
+}

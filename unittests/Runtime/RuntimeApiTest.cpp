@@ -72,8 +72,25 @@ TEST(RuntimeApi, VersionAndStrings) {
 }
 
 TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
-  // One entry per family and M bucket (docs/Compiler.md): 7 x 8.
-  ASSERT_EQ(mxgemm_kernel_count(), 56u);
+  // One entry per family and M bucket (docs/Compiler.md): 7 x 8, then the
+  // six generic kernels (two weight-scale kinds x three M ranges), whose N
+  // and K read 0 (any).
+  ASSERT_EQ(mxgemm_kernel_count(), 62u);
+  std::vector<std::pair<int64_t, int64_t>> genericRanges;
+  for (size_t i = 56; i < 62; ++i) {
+    mxgemm_kernel_info info;
+    ASSERT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
+    EXPECT_EQ(info.n, 0) << info.entry;
+    EXPECT_EQ(info.k, 0) << info.entry;
+    EXPECT_EQ(std::strncmp(info.entry, "generic_e4m3_e4m3_", 18), 0);
+    EXPECT_EQ(info.w_layout, MXGEMM_WEIGHTS_ROW_MAJOR);
+    EXPECT_EQ(info.out_type, MXGEMM_DTYPE_BF16);
+    genericRanges.push_back({info.m_min, info.m_max});
+  }
+  std::sort(genericRanges.begin(), genericRanges.end());
+  const std::vector<std::pair<int64_t, int64_t>> expectedRanges = {
+      {1, 16}, {1, 16}, {17, 64}, {17, 64}, {65, 2147483647}, {65, 2147483647}};
+  EXPECT_EQ(genericRanges, expectedRanges);
   const char *families[] = {"wq_b",           "engram",    "wo_b",
                             "shared_gate_up", "fused_qkv", "shared_down",
                             "index_query"};
@@ -107,7 +124,7 @@ TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
     EXPECT_TRUE(found) << family;
   }
   mxgemm_kernel_info info;
-  EXPECT_EQ(mxgemm_kernel_get(56, &info), MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(mxgemm_kernel_get(62, &info), MXGEMM_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(mxgemm_kernel_get(0, nullptr), MXGEMM_STATUS_INVALID_ARGUMENT);
 }
 
@@ -119,7 +136,8 @@ TEST(RuntimeApi, EveryFamilyServesM1To65536InOneWeightLayout) {
   for (size_t i = 0; i < mxgemm_kernel_count(); ++i) {
     mxgemm_kernel_info info;
     ASSERT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
-    keys[{info.n, info.k}].push_back(info);
+    if (info.n != 0) // not a generic kernel
+      keys[{info.n, info.k}].push_back(info);
   }
   ASSERT_EQ(keys.size(), 7u);
   for (auto &[key, infos] : keys) {

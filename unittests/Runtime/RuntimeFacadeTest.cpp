@@ -28,6 +28,8 @@ TEST(RuntimeFacade, PlansForEveryFamily) {
   for (size_t i = 0; i < mxgemm_kernel_count(); ++i) {
     mxgemm_kernel_info info;
     ASSERT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
+    if (info.n == 0) // a generic kernel: GenericServesOffTableKeys
+      continue;
     // Each entry at both ends of its M range (one entry per M bucket).
     for (int64_t m : {info.m_min, info.m_max}) {
       mxgemm_problem p;
@@ -59,6 +61,34 @@ TEST(RuntimeFacade, PlansForEveryFamily) {
   EXPECT_EQ(minor, 5);
 }
 
+// A key without a tuned kernel: NOT_ELIGIBLE until generic kernels are on,
+// then the generic kernel of its M range, with ceil(N / tile_n) tile
+// columns from the call's N; packed W and E5M2 X still have no kernel.
+TEST(RuntimeFacade, GenericServesOffTableKeys) {
+  REQUIRE_FACADE();
+  Context c;
+  mxgemm_problem p;
+  mxgemm_problem_init(&p, 40, 1000, 992);
+  mxgemm_plan plan;
+  ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_NO_TUNED_KERNEL);
+  ASSERT_EQ(mxgemm_context_set_generic(c.ctx, 1), MXGEMM_STATUS_OK);
+  ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_OK) << plan.message;
+  EXPECT_EQ(plan.kind, MXGEMM_PLAN_KIND_GENERIC);
+  EXPECT_STREQ(plan.entry, "generic_e4m3_e4m3_block32x32_m17_64");
+  EXPECT_EQ(plan.m_min, 17);
+  EXPECT_EQ(plan.m_max, 64);
+  EXPECT_EQ(plan.tile_n, 64u);
+  EXPECT_EQ(plan.num_tiles_n, 16u); // ceil(1000 / 64)
+  EXPECT_EQ(plan.grid_x, 16u);
+  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
+  ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_NO_TUNED_KERNEL);
+  p.w_layout = MXGEMM_WEIGHTS_ROW_MAJOR;
+  p.x_type = MXGEMM_DTYPE_E5M2;
+  ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_NO_TUNED_KERNEL);
+}
 TEST(RuntimeFacade, GemmMatchesReferenceOnSampledWorkgroups) {
   REQUIRE_FACADE();
   Context c;

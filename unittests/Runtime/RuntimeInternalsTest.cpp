@@ -127,12 +127,23 @@ TEST(ArgumentPacking, DescriptorsTheRuntimeCannotServe) {
   EXPECT_EQ(packing.slots[5].source, ArgumentPacking::Source::M);
 
   d = descriptor();
-  d.arguments.push_back({"N", contract::ArgumentKind::I32, 44, 4});
+  d.arguments.push_back({"LdX", contract::ArgumentKind::I32, 44, 4});
   d.resources.kernargSegmentBytes = 48;
   auto e = ArgumentPacking::build(d, packing);
   ASSERT_TRUE(e);
-  EXPECT_EQ(*e, "kernel argument 'N' is not one this runtime passes (X, Xs, W, "
-                "Ws, Y, M, Work, Phase)");
+  EXPECT_EQ(*e, "kernel argument 'LdX' is not one this runtime passes (X, Xs, "
+                "W, Ws, Y, M, N, K, Work, Phase)");
+
+  // A generic kernel's N and K (docs/Design.md section 4) are passed.
+  d = descriptor();
+  d.arguments.push_back({"N", contract::ArgumentKind::I32, 44, 4});
+  d.arguments.push_back({"K", contract::ArgumentKind::I32, 48, 4});
+  d.resources.kernargSegmentBytes = 52;
+  ASSERT_FALSE(ArgumentPacking::build(d, packing));
+  EXPECT_EQ(packing.count, 8u);
+  EXPECT_EQ(packing.slots[6].source, ArgumentPacking::Source::N);
+  EXPECT_EQ(packing.slots[7].source, ArgumentPacking::Source::K);
+  EXPECT_EQ(packing.slots[7].offset, 48u);
 
   // A workspace argument on a kernel that does not split K.
   d = descriptor();
@@ -158,7 +169,7 @@ TEST(ArgumentPacking, DescriptorsTheRuntimeCannotServe) {
   EXPECT_NE(e->find("kernarg segment (-1 bytes)"), std::string::npos) << *e;
 
   d = descriptor();
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < 5; ++i) // 11 arguments, 10 slots
     d.arguments.push_back(d.arguments[0]);
   e = ArgumentPacking::build(d, packing);
   ASSERT_TRUE(e);

@@ -84,6 +84,21 @@ struct ConfigChoice {
 /// Returns an error when no rule fits: only for a key whose database
 /// entries read MFMA panels and whose N or K the packed family cannot tile
 /// (the naive-size rule, which masks edges, reads W row-major).
+/// The config of a generic kernel (dynamic N or K) for M = `m` (0: no
+/// hint): both operands loaded directly, row-major tile order; the decode
+/// rule's 16x16x128 structure for M <= 16 (tile_m 16) and M <= 64 (tile_m
+/// 64), the naive 32x32x64 kernel (128x128x128) above. selectConfig
+/// returns it for every generic problem.
+KernelConfig genericConfig(int64_t m);
+
+/// The M ranges of the generic kernels the runtime embeds, one per
+/// genericConfig structure, with the M hint each is compiled for.
+struct GenericBucket {
+  int64_t mMin, mMax, mHint;
+};
+inline constexpr GenericBucket kGenericBuckets[] = {
+    {1, 16, 16}, {17, 64, 64}, {65, kMaxM, 0}};
+
 ErrorMessage selectConfig(const GemmProblem &problem, int64_t mHint,
                           const TuningDatabase *database,
                           const target::TargetModel &target, ConfigChoice &out);

@@ -48,11 +48,13 @@ struct KernelArgument {
 /// Argument names (the descriptor's `arguments[].name`).
 inline constexpr std::string_view kArgX = "X", kArgXScales = "Xs", kArgW = "W",
                                   kArgWScales = "Ws", kArgY = "Y", kArgM = "M",
+                                  kArgN = "N", kArgK = "K",
                                   kArgWorkspace = "Work", kArgPhase = "Phase";
 
 /// The explicit arguments of the kernel of `problem` built with `config`:
 /// X, Xs, W, Ws, Y (global pointers, 8 bytes each) then M (i32), each at
-/// the next offset aligned to its size; a split-K kernel then takes Work
+/// the next offset aligned to its size; a generic kernel (dynamic N or K)
+/// then takes N and K (i32 both); a split-K kernel then takes Work
 /// (the FP32 workspace, global pointer) and Phase (i32: 0 computes the
 /// segment partials, 1 adds them into Y).
 std::vector<KernelArgument> kernelArguments(const GemmProblem &problem,

@@ -26,6 +26,11 @@ constexpr int64_t kMaxProblemExtent = int64_t(1) << 24;
 /// Largest M a kernel takes: M is an i32 kernel argument.
 constexpr int64_t kMaxM = 2147483647;
 
+/// N or K of a generic kernel: the kernel takes it at run time (the `N` and
+/// `K` i32 arguments after M) instead of compiling it in. Written "?" in
+/// descriptors, as MLIR writes a dynamic dimension.
+constexpr int64_t kDynamicExtent = -1;
+
 /// A GEMM problem family: shapes and formats, M excluded.
 struct GemmProblem {
   int64_t n = 0, k = 0;
@@ -38,6 +43,20 @@ struct GemmProblem {
            wScale == o.wScale && outType == o.outType;
   }
   bool operator!=(const GemmProblem &o) const { return !(*this == o); }
+  bool dynamicN() const { return n == kDynamicExtent; }
+  bool dynamicK() const { return k == kDynamicExtent; }
+  /// A generic kernel's problem: N or K is a run-time argument.
+  bool isGeneric() const { return dynamicN() || dynamicK(); }
+  /// This problem with the run-time extents of a call filled in (the
+  /// static ones kept).
+  GemmProblem withExtents(int64_t callN, int64_t callK) const {
+    GemmProblem p = *this;
+    if (dynamicN())
+      p.n = callN;
+    if (dynamicK())
+      p.k = callK;
+    return p;
+  }
   /// E8M0 scale columns: one per 32 K elements.
   int64_t scaleColumns() const { return k / kScaleBlock; }
   /// Rows of Ws: N per row, ceil(N / 32) per 32x32 block.
@@ -48,15 +67,20 @@ struct GemmProblem {
   }
 };
 
-/// N in 1..2^24, K in 32..2^24 and a multiple of 32, FP8 operands, a BF16
-/// or F32 output.
-ErrorMessage validateProblem(const GemmProblem &problem);
+/// N in 1..2^24, K in 32..2^24 and a multiple of 32 (with `allowDynamic`,
+/// either may be kDynamicExtent: a generic kernel's), FP8 operands, a BF16
+/// or F32 output. Everything that describes a call or a tuned key passes
+/// false: only kernels are generic.
+ErrorMessage validateProblem(const GemmProblem &problem,
+                             bool allowDynamic = false);
 
 /// The rules that tie a config to a problem: K a multiple of tile_k unless
 /// both operands are loaded directly (a K tail is masked there); N a
 /// multiple of tile_n only for packed W panels (other kernels mask a
 /// partial last tile column). A split-K config needs K to divide into
-/// k_splits segments of whole K tiles.
+/// k_splits segments of whole K tiles. A dynamic N or K needs direct loads
+/// of both operands (the only structure that masks any edge), no split-K
+/// and the row-major tile order (group_m = 1, group_n = 0, no XCD remap).
 ErrorMessage verifyProblemConfig(const GemmProblem &problem,
                                  const KernelConfig &config);
 

@@ -126,6 +126,11 @@ struct TileGrid {
   static TileGrid of(const KernelConfig &config, int64_t n,
                      const target::TargetModel &target);
 
+  /// The grid for a call with N = `n`: numTilesN = ceil(n / tileN), the
+  /// rest unchanged (a generic kernel's descriptor has numTilesN = 0, the
+  /// launcher computes it; invalid when n is outside 1..2^24).
+  TileGrid forN(int64_t n) const;
+
   /// True if the fields describe a grid (validate() says why not). Cheap:
   /// the runtime checks it on every dispatch.
   bool isValid() const;

@@ -22,6 +22,10 @@ namespace mxgemm::emu {
 
 struct GemmRunOptions {
   int64_t m = 0;
+  /// N and K of the call, for a generic kernel (its descriptor's N or K is
+  /// "?"); 0 takes the descriptor's. A static extent given here must equal
+  /// the kernel's.
+  int64_t n = 0, k = 0;
   uint64_t seed = 1;
   /// Workgroups to run: all (0), or about `sample` spread evenly plus every
   /// workgroup of the last tile row's first, middle and last column.

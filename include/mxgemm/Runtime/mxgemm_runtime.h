@@ -102,7 +102,10 @@ typedef enum mxgemm_plan_kind {
   /* Compiled at run time (MXGEMM_JIT=1 / mxgemm_context_set_jit), or loaded
      from the kernel cache; plan.entry is its cache key, plan.note says
      which */
-  MXGEMM_PLAN_KIND_JIT = 4
+  MXGEMM_PLAN_KIND_JIT = 4,
+  /* An embedded generic kernel (run-time N and K, row-major W): serves a
+     key without a tuned, loaded or JIT kernel; plan.entry names it */
+  MXGEMM_PLAN_KIND_GENERIC = 5
 } mxgemm_plan_kind;
 
 /* Element types. X and W must be FP8 (pre-quantized) for the tuned path;
@@ -206,7 +209,9 @@ typedef struct mxgemm_context_options {
 typedef struct mxgemm_context mxgemm_context;
 typedef struct mxgemm_loaded_kernel mxgemm_loaded_kernel;
 
-/* Static information about one embedded kernel (for tools and bindings). */
+/* Static information about one embedded kernel (for tools and bindings).
+   The tuned entries come first; then the generic kernels, whose n and k
+   are 0 (they serve any N and K) and whose m range is their M bucket. */
 typedef struct mxgemm_kernel_info {
   const char *entry, *kernel, *arch, *config, *note;
   int64_t n, k, m_min, m_max;
@@ -352,6 +357,20 @@ MXGEMM_API mxgemm_status mxgemm_context_load_library(mxgemm_context *context,
    MXGEMM_REASON_JIT_FAILED and a one-time warning. */
 MXGEMM_API mxgemm_status mxgemm_context_set_jit(mxgemm_context *context,
                                                 int enable);
+
+/* Generic kernels: embedded kernels that take N and K at run time (E4M3 x
+   E4M3, both weight-scale kinds, BF16 out, row-major W; one per M range
+   1..16, 17..64, 65..2^31-1). When on, a problem with no tuned, loaded or
+   JIT kernel (shape rules met) runs on the generic kernel of its formats
+   and M: plan.kind MXGEMM_PLAN_KIND_GENERIC, plan.entry its name. A JIT
+   failure falls back to it too. Off by default (the caller's own path may
+   be faster than a generic kernel; NOT_ELIGIBLE says "use it"); on for
+   every context when the environment has MXGEMM_GENERIC=1 at
+   mxgemm_context_create, or per context with
+   mxgemm_context_set_generic(ctx, 1). With MXGEMM_LOG_UNTUNED=FILE each
+   key a generic kernel serves is appended to FILE once per process. */
+MXGEMM_API mxgemm_status mxgemm_context_set_generic(mxgemm_context *context,
+                                                    int enable);
 
 /* Kernels compiled elsewhere (mxgemm-compile, the compiler's C API).
 

@@ -46,6 +46,7 @@ public:
   Value mul(Value a, int64_t c) {
     return arith::MulIOp::create(b, loc, a, idx(c));
   }
+  Value mul(Value a, Value c) { return arith::MulIOp::create(b, loc, a, c); }
 
   /// Continues in a branch taken only where `v < bound` (the caller keeps
   /// an InsertionGuard to come back out).
@@ -62,7 +63,7 @@ public:
   /// `half` = 32 (32x32x64) or 64 (16x16x128).
   Value loadOperand(Value mem, Value rowBase, Value kBase) {
     Value groupOffset = mul(coords.g, 16);
-    if (kLimit)
+    if (masksK())
       return loadMaskedOperand(mem, rowBase, add(kBase, groupOffset));
     Value rowK = add(rowBase, kBase);
     Value first = add(rowK, groupOffset);
@@ -76,6 +77,15 @@ public:
   /// as the reference's last, shorter step does. (A scale alone cannot
   /// zero a product: E8M0 has no zero.)
   std::optional<int64_t> kLimit;
+  /// A generic kernel's run-time K (and K / 32), masked the same way in
+  /// every step, since any K may come.
+  Value kLimitValue, kBlocksLimitValue;
+  bool masksK() const { return kLimit || kLimitValue; }
+  /// K and K / 32 as index values (created here for a static K).
+  Value kLimitIndex() { return kLimit ? idx(*kLimit) : kLimitValue; }
+  Value kBlocksLimitIndex() {
+    return kLimit ? idx(*kLimit / 32) : kBlocksLimitValue;
+  }
 
   /// loadOperand's bytes with the K tail masked: each 16-byte half lies
   /// inside one MX block, so it is wholly below K or wholly past it.
@@ -86,7 +96,7 @@ public:
         arith::ConstantOp::create(b, loc, halfType, b.getZeroAttr(halfType));
     auto half = [&](Value kElem) {
       Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          kElem, idx(*kLimit));
+                                          kElem, kLimitIndex());
       Value kSafe = arith::SelectOp::create(b, loc, valid, kElem, idx(0));
       Value v = vector::LoadOp::create(b, loc, halfType, mem,
                                        ValueRange{add(rowBase, kSafe)});
@@ -177,10 +187,10 @@ public:
   Value loadScale(Value mem, Value scaleRowBase, Value kBlock) {
     // Under a K tail, a block at or past K reads block 0 and becomes 1.0.
     Value index, valid;
-    if (kLimit) {
+    if (masksK()) {
       Value block = add(kBlock, coords.g);
       valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, block,
-                                    idx(*kLimit / 32));
+                                    kBlocksLimitIndex());
       index = add(scaleRowBase,
                   arith::SelectOp::create(b, loc, valid, block, idx(0)));
     } else {

@@ -37,8 +37,13 @@ public:
     const int64_t accPer = nonK * nonK / 64;
     const int64_t blocksM = op.getWaveM() / nonK,
                   blocksN = op.getWaveN() / nonK;
-    const int64_t n = op.getN();
+    // A generic kernel's N is the run-time operand; the static path builds
+    // exactly the ops it always did.
+    Value nSize = adaptor.getNSize();
+    const int64_t n = nSize ? 0 : int64_t(*op.getN());
     MfmaEmitter e(b, loc, nonK);
+    auto mulN = [&](Value v) { return nSize ? e.mul(v, nSize) : e.mul(v, n); };
+    auto nIndex = [&]() { return nSize ? nSize : e.idx(n); };
     Type outElem = cast<MemRefType>(op.getY().getType()).getElementType();
     auto quadType = VectorType::get({4}, outElem);
     const uint64_t elemBytes = outElem.getIntOrFloatBitWidth() / 8;
@@ -67,7 +72,7 @@ public:
     // Direct: the column of a lane's quad u of block j is col0 + 4g + 32j
     // + 8u (32x32x64); four elements are naturally aligned when every row
     // starts at a multiple of four elements.
-    const uint64_t alignment = n % 4 == 0 ? 4 * elemBytes : elemBytes;
+    const uint64_t alignment = !nSize && n % 4 == 0 ? 4 * elemBytes : elemBytes;
     Value colOfG = op.getStaging()
                        ? Value()
                        : e.add(adaptor.getCol0(), e.mul(e.coords.g, 4));
@@ -75,7 +80,7 @@ public:
       for (int64_t i = 0; i < blocksM; ++i) {
         Value row = e.add(e.add(adaptor.getRow0(), i * nonK), e.coords.r);
         ifRowInBounds(guarded, row, [&] {
-          Value rowStart = e.add(e.mul(row, n), colOfG);
+          Value rowStart = e.add(mulN(row), colOfG);
           for (int64_t j = 0; j < blocksN; ++j) {
             for (int64_t u = 0; u < accPer / 4; ++u) {
               // Sequenced: the op order is part of the kernel's bytes.
@@ -143,9 +148,9 @@ public:
             Value row = e.add(e.add(adaptor.getRow0(), i * nonK), rowInBlock);
             ifRowInBounds(guarded, row, [&] {
               Value col = e.add(e.add(adaptor.getCol0(), c * cols), laneCol);
-              auto store = vector::StoreOp::create(
-                  b, loc, read, adaptor.getY(),
-                  ValueRange{e.add(e.mul(row, n), col)});
+              auto store =
+                  vector::StoreOp::create(b, loc, read, adaptor.getY(),
+                                          ValueRange{e.add(mulN(row), col)});
               store.setAlignment(wideAlignment);
               ++stores;
             });
@@ -175,13 +180,13 @@ public:
                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
                                         adaptor.getM()),
                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col,
-                                        e.idx(n)));
+                                        nIndex()));
               OpBuilder::InsertionGuard g(b);
               b.setInsertionPointToStart(
                   scf::IfOp::create(b, loc, inBounds, false).thenBlock());
               Value scalar = vector::ExtractOp::create(b, loc, v, el);
               memref::StoreOp::create(b, loc, scalar, adaptor.getY(),
-                                      ValueRange{e.add(e.mul(row, n), col)});
+                                      ValueRange{e.add(mulN(row), col)});
               ++stores;
             }
           }
@@ -192,10 +197,10 @@ public:
     Value tileEnd = e.add(adaptor.getRow0(), op.getWaveM());
     Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                         tileEnd, adaptor.getM());
-    if (hasPartialTileColumn(op, n)) {
+    if (nSize || hasPartialTileColumn(op, n)) {
       Value colEnd = e.add(adaptor.getCol0(), op.getWaveN());
       Value insideN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                            colEnd, e.idx(n));
+                                            colEnd, nIndex());
       auto splitN = scf::IfOp::create(b, loc, insideN, /*withElse=*/true);
       b.setInsertionPointToStart(splitN.elseBlock());
       emitMasked();

@@ -62,30 +62,48 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   b.setInsertionPoint(loadPoint);
   Location loc = op.getLoc();
   const int64_t nonK = op.getMfmaMN(), kStep = op.getMfmaKSize();
-  const int64_t k = op.getK(), kBlocks = k / 32;
+  // A generic kernel's N and K are run-time values (sizes(N, K)); every
+  // static-K expression below has its run-time twin, and the static path
+  // builds exactly the ops it always did (the kernels' byte identity).
+  Value kSize = adaptor.getKSize(), nSize = adaptor.getNSize();
+  const int64_t k = kSize ? 0 : int64_t(*op.getK()), kBlocks = k / 32;
   const int64_t blocksM = op.getBlocksM(), blocksN = op.getBlocksN();
   const int64_t accPer = op.getAccPerBlock();
   MfmaEmitter e(b, loc, nonK);
 
   // Rows past M re-read the last valid row: in bounds, never stored.
   Value lastRow = arith::SubIOp::create(b, loc, adaptor.getM(), e.idx(1));
+  Value kBlocksSize =
+      kSize ? arith::DivUIOp::create(b, loc, kSize, e.idx(32)).getResult()
+            : Value();
+  auto mulK = [&](Value v) { return kSize ? e.mul(v, kSize) : e.mul(v, k); };
+  auto mulKBlocks = [&](Value v) {
+    return kSize ? e.mul(v, kBlocksSize) : e.mul(v, kBlocks);
+  };
   SmallVector<Value> xRowBase, xsRowBase, wRowBase, wsRowBase, wPanelBase;
   const int64_t panelsPerBlock = k / ::mxgemm::contract::panelKStep(nonK);
   for (int64_t i = 0; i < blocksM; ++i) {
     Value row = e.add(e.add(adaptor.getRow0(), i * nonK), e.coords.r);
     row = arith::MinUIOp::create(b, loc, row, lastRow);
-    xRowBase.push_back(e.mul(row, k));
-    xsRowBase.push_back(e.mul(row, kBlocks));
+    xRowBase.push_back(mulK(row));
+    xsRowBase.push_back(mulKBlocks(row));
   }
   // Columns past N (in a partial last tile column) re-read row N - 1 of W
-  // and its scales: in bounds, never stored.
-  const int64_t n = cast<MemRefType>(op.getW().getType()).getNumElements() / k;
-  Value lastCol = hasPartialTileColumn(op, n) ? e.idx(n - 1) : Value();
+  // and its scales: in bounds, never stored. A run-time N is always
+  // clamped.
+  Value lastCol;
+  if (nSize) {
+    lastCol = arith::SubIOp::create(b, loc, nSize, e.idx(1));
+  } else {
+    const int64_t n =
+        cast<MemRefType>(op.getW().getType()).getNumElements() / k;
+    lastCol = hasPartialTileColumn(op, n) ? e.idx(n - 1) : Value();
+  }
   for (int64_t j = 0; j < blocksN; ++j) {
     Value col = e.add(e.add(adaptor.getCol0(), j * nonK), e.coords.r);
     if (lastCol)
       col = arith::MinUIOp::create(b, loc, col, lastCol);
-    wRowBase.push_back(e.mul(col, k));
+    wRowBase.push_back(mulK(col));
     Value blockIndex = arith::DivUIOp::create(
         b, loc, e.add(adaptor.getCol0(), j * nonK), e.idx(nonK));
     wPanelBase.push_back(e.add(
@@ -95,7 +113,7 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
         op.getWScale() == WeightScaleGranularity::PerRow
             ? col
             : arith::DivUIOp::create(b, loc, col, e.idx(32)).getResult();
-    wsRowBase.push_back(e.mul(scaleRow, kBlocks));
+    wsRowBase.push_back(mulKBlocks(scaleRow));
   }
 
   // Row `i * nonK + r` of a wave's LDS view, for either operand.
@@ -117,10 +135,14 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   const int64_t blocksPerStep = kStep / 32;
   // A K tail (direct loads only, as the verifiers require) masks every
   // load past K and loads each step's scales on their own.
-  if (k % op.getTileK() != 0)
+  if (kSize) {
+    e.kLimitValue = kSize;
+    e.kBlocksLimitValue = kBlocksSize;
+  } else if (k % op.getTileK() != 0) {
     e.kLimit = k;
+  }
   const int64_t wideBytes =
-      e.kLimit ? 0 : MfmaEmitter::wideScaleBytes(steps, kStep, k);
+      e.masksK() ? 0 : MfmaEmitter::wideScaleBytes(steps, kStep, k);
   SmallVector<Value> xsWide(blocksM), wsWide(blocksN);
   auto loadGlobals = [&](int64_t step) {
     Value kBase = e.add(adaptor.getK0(), step * kStep);

@@ -187,15 +187,88 @@ func.func @out_element_type(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU
 
 // -----
 
-func.func @dynamic_n(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
-                     %w: memref<?x64xf8E4M3FN>, %ws: memref<?x2xf8E8M0FNU>,
-                     %y: memref<?x?xbf16>) {
-  // expected-error @+1 {{requires static N and K in the weight type, got 'memref<?x64xf8E4M3FN>'}}
+// Dynamic N and K (generic kernels) need direct loads of both operands,
+// no split-K and the row-major tile order; the shapes derived from them
+// follow W's `?`s.
+func.func @dynamic_n_packed_w(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
+                              %w: memref<?x64xf8E4M3FN>, %ws: memref<?x2xf8E8M0FNU>,
+                              %y: memref<?x?xbf16>) {
+  // expected-error @+1 {{a dynamic N or K needs stage_x = stage_w = direct (only direct loads mask every N and K edge)}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 32, tile_n = 64, tile_k = 64, waves_m = 1, stage_w = packed_registers>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x64xf8E4M3FN>, memref<?x2xf8E8M0FNU>, memref<?x64xf8E4M3FN>,
+        memref<?x2xf8E8M0FNU> into memref<?x?xbf16>
+  return
+}
+
+// -----
+
+func.func @dynamic_k_lds(%x: memref<?x?xf8E4M3FN>, %xs: memref<?x?xf8E8M0FNU>,
+                         %w: memref<64x?xf8E4M3FN>, %ws: memref<64x?xf8E8M0FNU>,
+                         %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{a dynamic N or K needs stage_x = stage_w = direct (only direct loads mask every N and K edge)}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64, stage_x = lds_async, stages = 2>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x?xf8E4M3FN>, memref<?x?xf8E8M0FNU>, memref<64x?xf8E4M3FN>,
+        memref<64x?xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @dynamic_k_split(%x: memref<?x?xf8E4M3FN>, %xs: memref<?x?xf8E8M0FNU>,
+                           %w: memref<64x?xf8E4M3FN>, %ws: memref<64x?xf8E8M0FNU>,
+                           %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{a dynamic N or K cannot be split (k_splits = 1)}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64, k_splits = 2>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x?xf8E4M3FN>, memref<?x?xf8E8M0FNU>, memref<64x?xf8E4M3FN>,
+        memref<64x?xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @dynamic_n_grouped(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
+                             %w: memref<?x64xf8E4M3FN>, %ws: memref<?x2xf8E8M0FNU>,
+                             %y: memref<?x?xbf16>) {
+  // expected-error @+1 {{a dynamic N needs the row-major tile order (group_m = 1, group_n = 0, xcd_remap = false)}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64, group_m = 8>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x64xf8E4M3FN>, memref<?x2xf8E8M0FNU>, memref<?x64xf8E4M3FN>,
+        memref<?x2xf8E8M0FNU> into memref<?x?xbf16>
+  return
+}
+
+// -----
+
+func.func @dynamic_n_static_y(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
+                              %w: memref<?x64xf8E4M3FN>, %ws: memref<?x2xf8E8M0FNU>,
+                              %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{Y must have shape [M, N] = [?, ?], got 'memref<?x64xbf16>'}}
   mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
       {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
        w_scale = #mxgemm.w_scale<per_row>}
       : memref<?x64xf8E4M3FN>, memref<?x2xf8E8M0FNU>, memref<?x64xf8E4M3FN>,
-        memref<?x2xf8E8M0FNU> into memref<?x?xbf16>
+        memref<?x2xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @dynamic_k_static_scales(%x: memref<?x?xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
+                                   %w: memref<64x?xf8E4M3FN>, %ws: memref<64x?xf8E8M0FNU>,
+                                   %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{X scales must have shape [M, K/32] = [?, ?], got 'memref<?x2xf8E8M0FNU>'}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x?xf8E4M3FN>, memref<?x2xf8E8M0FNU>, memref<64x?xf8E4M3FN>,
+        memref<64x?xf8E8M0FNU> into memref<?x64xbf16>
   return
 }
 
@@ -363,7 +436,7 @@ func.func @panels_and_lds(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
 func.func @n_zero(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
                   %w: memref<0x64xf8E4M3FN>, %ws: memref<0x2xf8E8M0FNU>,
                   %y: memref<?x0xbf16>) {
-  // expected-error @+1 {{N and K must be in 1..16777216, got N = 0, K = 64}}
+  // expected-error @+1 {{N and K must be in 1..16777216 (or dynamic), got N = 0, K = 64}}
   mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
       {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
        w_scale = #mxgemm.w_scale<per_row>}
@@ -377,7 +450,7 @@ func.func @n_zero(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
 func.func @k_zero(%x: memref<?x0xf8E4M3FN>, %xs: memref<?x0xf8E8M0FNU>,
                   %w: memref<64x0xf8E4M3FN>, %ws: memref<64x0xf8E8M0FNU>,
                   %y: memref<?x64xbf16>) {
-  // expected-error @+1 {{N and K must be in 1..16777216, got N = 64, K = 0}}
+  // expected-error @+1 {{N and K must be in 1..16777216 (or dynamic), got N = 64, K = 0}}
   mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
       {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
        w_scale = #mxgemm.w_scale<per_row>}
@@ -392,7 +465,7 @@ func.func @k_zero(%x: memref<?x0xf8E4M3FN>, %xs: memref<?x0xf8E8M0FNU>,
 func.func @n_huge(%x: memref<?x128xf8E4M3FN>, %xs: memref<?x4xf8E8M0FNU>,
                   %w: memref<33554432x128xf8E4M3FN>, %ws: memref<33554432x4xf8E8M0FNU>,
                   %y: memref<?x33554432xbf16>) {
-  // expected-error @+1 {{N and K must be in 1..16777216, got N = 33554432, K = 128}}
+  // expected-error @+1 {{N and K must be in 1..16777216 (or dynamic), got N = 33554432, K = 128}}
   mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
       {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64>,
        w_scale = #mxgemm.w_scale<per_row>}
@@ -488,4 +561,54 @@ func.func @k_not_split_multiple(%x: memref<?x384xf8E4M3FN>, %xs: memref<?x12xf8E
       : memref<?x384xf8E4M3FN>, memref<?x12xf8E8M0FNU>, memref<64x384xf8E4M3FN>,
         memref<64x12xf8E8M0FNU> into memref<?x64xbf16>
   return
+}
+
+// -----
+
+// Generic-kernel sizes on the kernel-level ops: one of the static attribute
+// and the run-time operand, and only where every edge is masked.
+func.func @mma_k_twice(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
+                       %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
+                       %acc: vector<16xf32>, %i: index) -> vector<16xf32> {
+  // expected-error @+1 {{needs exactly one of the k attribute (static N and K) and sizes(N, K) (a generic kernel)}}
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i] sizes(%i, %i)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 128 : i64, k = 256 : i64,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
+        memref<8xf8E8M0FNU>, vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// -----
+
+func.func @mma_sizes_panels(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
+                            %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
+                            %acc: vector<16xf32>, %i: index) -> vector<16xf32> {
+  // expected-error @+1 {{run-time sizes need both operands loaded directly (only there are N and K edges masked)}}
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i] sizes(%i, %i)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 128 : i64, w_panels, w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
+        memref<8xf8E8M0FNU>, vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// -----
+
+func.func @store_no_n(%acc: vector<16xf32>, %y: memref<1024xbf16>, %i: index) {
+  // expected-error @+1 {{needs exactly one of the n attribute (static N) and the n operand (dynamic N)}}
+  mxgemm.store_tile %acc, %y [%i, %i, %i]
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64}
+      : vector<16xf32>, memref<1024xbf16>
+  return
+}
+
+// -----
+
+func.func @program_tile_grouped(%i: index) -> (index, index) {
+  // expected-error @+1 {{a run-time num_tiles_n needs the row-major order (group_m = 1, group_n = 0, xcd_remap = false)}}
+  %tm, %tn = mxgemm.program_tile %i, %i num_tiles_n(%i)
+      {group_m = 8 : i64, group_n = 0 : i64, xcd_remap = false, num_xcds = 8 : i64}
+  return %tm, %tn : index, index
 }

@@ -12,8 +12,10 @@ ms = [int(m) for m in sys.argv[3].split(",")]
 FIELDS = ["prediction", "target_hash", "time_us", "tflops", "percent_of_peak",
           "mfma_utilisation", "limiter", "clock_ghz", "time_us_peak_clock"]
 status = 0
+# The generic kernels beside them take N and K at run time; the simulator
+# takes kernels with static N and K (and they are not tuned kernels).
 names = sorted(f[:-len(".hsaco")] for f in os.listdir(kernels_dir)
-               if f.endswith(".hsaco"))
+               if f.endswith(".hsaco") and not f.startswith("generic_"))
 for name in names:
     hsaco = os.path.join(kernels_dir, name + ".hsaco")
     for m in ms:

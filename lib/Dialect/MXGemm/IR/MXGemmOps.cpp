@@ -27,8 +27,12 @@ static std::string dimStr(int64_t d) {
 template <typename OpTy>
 static ::mxgemm::contract::GemmProblem problemOf(OpTy op, ShapedType yTy) {
   ::mxgemm::contract::GemmProblem p;
-  p.n = op.getN();
-  p.k = op.getK();
+  // `?` in the weight type: a generic kernel's run-time extent.
+  auto extent = [](int64_t d) {
+    return ShapedType::isDynamic(d) ? ::mxgemm::contract::kDynamicExtent : d;
+  };
+  p.n = extent(op.getN());
+  p.k = extent(op.getK());
   // The op's type constraints admit exactly the formats mapped here.
   p.xType = *toContractElementType(op.getX().getType().getElementType());
   p.wType = *toContractElementType(op.getW().getType().getElementType());
@@ -51,31 +55,33 @@ static LogicalResult verifyScaledMatmul(OpTy op, ShapedType xTy,
                                         ShapedType xsTy, ShapedType wTy,
                                         ShapedType wsTy, ShapedType yTy) {
   namespace contract = ::mxgemm::contract;
+  // N and K are W's: static, or `?` for a generic kernel that takes them
+  // at run time; every other extent derived from them follows W's choice.
   int64_t n = wTy.getDimSize(0), k = wTy.getDimSize(1);
-  if (ShapedType::isDynamic(n) || ShapedType::isDynamic(k))
-    return op.emitOpError("requires static N and K in the weight type, got ")
-           << wTy;
   if (xTy.getDimSize(1) != k)
     return op.emitOpError("X has K = ")
-           << dimStr(xTy.getDimSize(1)) << " but W has K = " << k;
+           << dimStr(xTy.getDimSize(1)) << " but W has K = " << dimStr(k);
   // N and K limits and K % 32 first: the shapes below are derived from them.
   const contract::GemmProblem problem = op.getProblem();
-  if (contract::ErrorMessage error = contract::validateProblem(problem))
+  if (contract::ErrorMessage error =
+          contract::validateProblem(problem, /*allowDynamic=*/true))
     return op.emitOpError() << *error;
-  const int64_t kBlocks = problem.scaleColumns();
+  const int64_t kBlocks =
+      problem.dynamicK() ? ShapedType::kDynamic : problem.scaleColumns();
   int64_t m = xTy.getDimSize(0);
   if (!compatible(xsTy.getDimSize(0), m) || xsTy.getDimSize(1) != kBlocks)
     return op.emitOpError("X scales must have shape [M, K/32] = [")
-           << dimStr(m) << ", " << kBlocks << "], got " << xsTy;
-  int64_t wsRows = problem.weightScaleRows();
+           << dimStr(m) << ", " << dimStr(kBlocks) << "], got " << xsTy;
+  int64_t wsRows =
+      problem.dynamicN() ? ShapedType::kDynamic : problem.weightScaleRows();
   if (wsTy.getDimSize(0) != wsRows || wsTy.getDimSize(1) != kBlocks)
     return op.emitOpError("W scales with granularity ")
            << stringifyWeightScaleGranularity(op.getWScale())
-           << " must have shape [" << wsRows << ", " << kBlocks << "], got "
-           << wsTy;
+           << " must have shape [" << dimStr(wsRows) << ", " << dimStr(kBlocks)
+           << "], got " << wsTy;
   if (!compatible(yTy.getDimSize(0), m) || yTy.getDimSize(1) != n)
     return op.emitOpError("Y must have shape [M, N] = [")
-           << dimStr(m) << ", " << n << "], got " << yTy;
+           << dimStr(m) << ", " << dimStr(n) << "], got " << yTy;
   if (contract::ErrorMessage error = contract::verifyProblemConfig(
           problem, op.getConfig().getKernelConfig()))
     return op.emitOpError() << *error;
@@ -128,6 +134,17 @@ static LogicalResult verifyWaveTile(Operation *op, MfmaShape mfma,
   return success();
 }
 
+LogicalResult ProgramTileOp::verify() {
+  if (getNumTilesN().has_value() == bool(getNumTilesNSize()))
+    return emitOpError("needs exactly one of the num_tiles_n attribute "
+                       "(static N) and the num_tiles_n operand (dynamic N)");
+  if (getNumTilesNSize() &&
+      (getGroupM() != 1 || getGroupN() != 0 || getXcdRemap()))
+    return emitOpError("a run-time num_tiles_n needs the row-major order "
+                       "(group_m = 1, group_n = 0, xcd_remap = false)");
+  return success();
+}
+
 LogicalResult WaveMmaOp::verify() {
   if (failed(verifyWaveTile(*this, getMfma(), getWaveM(), getWaveN(),
                             getAcc().getType().getNumElements())))
@@ -136,9 +153,16 @@ LogicalResult WaveMmaOp::verify() {
     return emitOpError("tile_k (")
            << getTileK() << ") must be a multiple of the MFMA K ("
            << getMfmaKSize() << ")";
-  if (getK() % getTileK() != 0 && (getXTile() || getWTile() || getWPanels()))
+  if (getK().has_value() == bool(getKSize()))
+    return emitOpError("needs exactly one of the k attribute (static N and "
+                       "K) and sizes(N, K) (a generic kernel)");
+  if (getKSize() && (getXTile() || getWTile() || getWPanels()))
+    return emitOpError("run-time sizes need both operands loaded directly "
+                       "(only there are N and K edges masked)");
+  if (getK() && *getK() % getTileK() != 0 &&
+      (getXTile() || getWTile() || getWPanels()))
     return emitOpError("k (")
-           << getK() << ") must be a multiple of tile_k (" << getTileK()
+           << *getK() << ") must be a multiple of tile_k (" << getTileK()
            << ") unless both operands are loaded directly (a K tail is "
               "masked only there)";
   if (getResult().getType() != getAcc().getType())
@@ -180,8 +204,14 @@ LogicalResult StoreTileOp::verify() {
   if (failed(verifyWaveTile(*this, getMfma(), getWaveM(), getWaveN(),
                             getAcc().getType().getNumElements())))
     return failure();
+  if (getN().has_value() == bool(getNSize()))
+    return emitOpError("needs exactly one of the n attribute (static N) and "
+                       "the n operand (dynamic N)");
   if (!getStaging())
     return success();
+  if (getNSize())
+    return emitOpError("a run-time N cannot be staged (its rows have no "
+                       "static alignment)");
   MemRefType type = getStaging().getType();
   if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type))
     return emitOpError("staging buffer must be in workgroup (LDS) memory");

@@ -43,8 +43,17 @@ struct IndexTileArith {
 void expandProgramTile(ProgramTileOp op) {
   OpBuilder b(op);
   IndexTileArith arith{b, op.getLoc()};
+  if (Value tilesN = op.getNumTilesNSize()) {
+    // A generic kernel's run-time N: row-major order (the verifier's
+    // rule), TileGrouping.h's `groupM = 1, groupN = 0` case.
+    Value tileM = arith.divu(op.getPid(), tilesN);
+    Value tileN = arith.remu(op.getPid(), tilesN);
+    op.replaceAllUsesWith(ValueRange{tileM, tileN});
+    op.erase();
+    return;
+  }
   auto [tileM, tileN] = ::mxgemm::contract::mapProgramToTile(
-      arith, op.getPid(), op.getNumTilesM(), op.getNumTilesN(), op.getGroupM(),
+      arith, op.getPid(), op.getNumTilesM(), *op.getNumTilesN(), op.getGroupM(),
       op.getGroupN(), op.getXcdRemap(), op.getNumXcds());
   op.replaceAllUsesWith(ValueRange{tileM, tileN});
   op.erase();

@@ -35,12 +35,18 @@ KernelSignature mxgemm::getKernelSignature(MLIRContext *ctx,
     else if (arg.name == contract::kArgXScales)
       type = flat(kRuntimeSizedExtent, scale);
     else if (arg.name == contract::kArgW)
-      type = flat(problem.n * problem.k, wElem);
+      type = flat(problem.isGeneric() ? kRuntimeSizedExtent
+                                      : problem.n * problem.k,
+                  wElem);
     else if (arg.name == contract::kArgWScales)
-      type = flat(problem.weightScaleRows() * problem.scaleColumns(), scale);
+      type = flat(problem.isGeneric()
+                      ? kRuntimeSizedExtent
+                      : problem.weightScaleRows() * problem.scaleColumns(),
+                  scale);
     else if (arg.name == contract::kArgY)
       type = flat(kRuntimeSizedExtent, yElem);
-    else if (arg.name == contract::kArgM || arg.name == contract::kArgPhase)
+    else if (arg.name == contract::kArgM || arg.name == contract::kArgPhase ||
+             arg.name == contract::kArgN || arg.name == contract::kArgK)
       type = b.getI32Type();
     else if (arg.name == contract::kArgWorkspace)
       type = flat(kRuntimeSizedExtent, b.getF32Type());
@@ -48,9 +54,15 @@ KernelSignature mxgemm::getKernelSignature(MLIRContext *ctx,
     sig.argTypes.push_back(type);
   }
   auto name = [&](auto s) { return b.getStringAttr(std::string_view(s)); };
+  // A run-time extent is "?", as in the descriptor.
+  auto extent = [&](int64_t v) -> Attribute {
+    if (v == contract::kDynamicExtent)
+      return name("?");
+    return b.getI64IntegerAttr(v);
+  };
   sig.problem = b.getDictionaryAttr({
-      b.getNamedAttr("n", b.getI64IntegerAttr(problem.n)),
-      b.getNamedAttr("k", b.getI64IntegerAttr(problem.k)),
+      b.getNamedAttr("n", extent(problem.n)),
+      b.getNamedAttr("k", extent(problem.k)),
       b.getNamedAttr("x_format", name(elementTypeName(problem.xType))),
       b.getNamedAttr("w_format", name(elementTypeName(problem.wType))),
       b.getNamedAttr("w_scale", name(scaleGranularityName(problem.wScale))),

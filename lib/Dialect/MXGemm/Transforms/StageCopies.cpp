@@ -69,6 +69,11 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel, StagingSummary &summary) {
            << config.getTileK();
   if (!stageX && !stageW)
     return success();
+  // The rings are sized from compile-time N and K (the problem verifier
+  // keeps generic kernels direct).
+  if (!isa_and_nonnull<IntegerAttr>(problem.get("n")) ||
+      !isa_and_nonnull<IntegerAttr>(problem.get("k")))
+    return kernel.emitError("LDS staging needs static N and K");
 
   // lds_layout = xor permutes chunks with a period of `xorPeriod` ring rows;
   // wave views start at multiples of their height, so that height must be a
@@ -137,7 +142,7 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel, StagingSummary &summary) {
                   Staging mode) {
     CopyToLdsOp::create(b, loc, src, ring, stage, base, mma.getK0(), limit,
                         b.getI64IntegerAttr(rows), b.getI64IntegerAttr(tileK),
-                        b.getI64IntegerAttr(mma.getK()),
+                        b.getI64IntegerAttr(*mma.getK()),
                         StagingAttr::get(ctx, mode),
                         b.getI64IntegerAttr(config.getNumWaves()),
                         xorLayout ? b.getUnitAttr() : UnitAttr());

@@ -72,7 +72,8 @@ struct MXGemmStageStoresPass
         continue;
       SmallVector<StoreTileOp> stores;
       kernel.walk([&](StoreTileOp op) {
-        if (!op.getStaging())
+        // A generic kernel's stores stay direct: its N is a run-time value.
+        if (!op.getStaging() && !op.getNSize())
           stores.push_back(op);
       });
       if (stores.size() != 1)

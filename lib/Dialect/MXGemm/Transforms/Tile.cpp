@@ -175,7 +175,8 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   if (auto error =
           ::mxgemm::contract::verifyConfig(config.getKernelConfig(), *target))
     return op.emitOpError("config cannot target ") << chip << ": " << *error;
-  const int64_t n = op.getN(), k = op.getK();
+  const ::mxgemm::contract::GemmProblem problem = op.getProblem();
+  const int64_t n = problem.n, k = problem.k;
   const int64_t progTileM = config.getProgramTileM();
   const int64_t waveM = progTileM / config.getWavesM();
   const int64_t waveN = config.getTileN() / config.getWavesN();
@@ -211,8 +212,25 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
   Value m = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), mI32);
+  // A generic kernel's N and K: the arguments after M (a static one of the
+  // two is a constant), passed to every op that needs them at run time.
+  Value nSize, kSize;
+  if (problem.isGeneric()) {
+    auto extent = [&](int64_t staticValue, unsigned arg) -> Value {
+      if (staticValue != ::mxgemm::contract::kDynamicExtent)
+        return cst(staticValue);
+      return arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                          body.getArgument(arg));
+    };
+    nSize = extent(n, 6);
+    kSize = extent(k, 7);
+  }
   Value numTilesM = arith::CeilDivUIOp::create(b, loc, m, cst(progTileM));
-  const int64_t numTilesN = llvm::divideCeil(n, config.getTileN());
+  const int64_t numTilesN = nSize ? 0 : llvm::divideCeil(n, config.getTileN());
+  Value numTilesNSize;
+  if (nSize)
+    numTilesNSize =
+        arith::CeilDivUIOp::create(b, loc, nSize, cst(config.getTileN()));
   Value pid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   // Split-K grids are 2-D: workgroup id y is the K segment.
   const int64_t splits = config.getKSplits();
@@ -220,8 +238,9 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   if (splits > 1)
     segment = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
   auto tile = ProgramTileOp::create(
-      b, loc, b.getIndexType(), b.getIndexType(), pid, numTilesM,
-      b.getI64IntegerAttr(numTilesN), b.getI64IntegerAttr(config.getGroupM()),
+      b, loc, b.getIndexType(), b.getIndexType(), pid, numTilesM, numTilesNSize,
+      numTilesNSize ? IntegerAttr() : b.getI64IntegerAttr(numTilesN),
+      b.getI64IntegerAttr(config.getGroupM()),
       b.getI64IntegerAttr(config.getGroupN()),
       b.getBoolAttr(config.getXcdRemap()),
       b.getI64IntegerAttr(target->numXcds));
@@ -262,7 +281,8 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   auto accType = VectorType::get({accSize}, b.getF32Type());
   Value zero = arith::ConstantOp::create(
       b, loc, accType, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
-  auto kLoop = scf::ForOp::create(b, loc, cst(0), cst(loopK),
+  // ceil(K / tile_k) trips for a run-time K; the last one masks its tail.
+  auto kLoop = scf::ForOp::create(b, loc, cst(0), kSize ? kSize : cst(loopK),
                                   cst(config.getTileK()), ValueRange{zero});
   {
     OpBuilder::InsertionGuard guard(b);
@@ -272,19 +292,19 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     if (kOrigin)
       k0 = arith::AddIOp::create(b, loc, kOrigin, k0);
     Value next = WaveMmaOp::create(
-        b, loc, accType, x, xs, w, ws, acc, row0, col0, k0, m,
+        b, loc, accType, x, xs, w, ws, acc, row0, col0, k0, m, nSize, kSize,
         /*x_tile=*/Value(), /*w_tile=*/Value(), /*xor_swizzle=*/UnitAttr(),
         /*w_panels=*/UnitAttr(), /*pingpong_pending=*/IntegerAttr(),
         MfmaShapeAttr::get(ctx, config.getMfma()), b.getI64IntegerAttr(waveM),
         b.getI64IntegerAttr(waveN), b.getI64IntegerAttr(config.getTileK()),
-        b.getI64IntegerAttr(k), op.getWScaleAttr());
+        kSize ? IntegerAttr() : b.getI64IntegerAttr(k), op.getWScaleAttr());
     scf::YieldOp::create(b, loc, next);
   }
   StoreTileOp::create(b, loc, kLoop.getResult(0), out, outRow0, col0, outRows,
-                      /*staging=*/Value(),
+                      nSize, /*staging=*/Value(),
                       MfmaShapeAttr::get(ctx, config.getMfma()),
                       b.getI64IntegerAttr(waveM), b.getI64IntegerAttr(waveN),
-                      b.getI64IntegerAttr(n));
+                      nSize ? IntegerAttr() : b.getI64IntegerAttr(n));
   b.setInsertionPointToEnd(&body);
   gpu::ReturnOp::create(b, loc);
   func.erase();

@@ -36,9 +36,16 @@ def MXGemm_ScaledMatmulOp : MXGemm_Op<"scaled_matmul"> {
       `w_scale = block32x32`.
     - `y`: `[M, N]`, written in full.
 
-    M may be dynamic; N and K must be static and `K % 32 == 0`. The
-    `config` decides how the op is compiled for gfx950; N and K must be
-    multiples of its `tile_n` / `tile_k`. The op lowers to one `gpu.func`
+    M may be dynamic; static N and K need `K % 32 == 0`. N and K may be
+    dynamic too (`?` in W's type, and then in every type they shape): a
+    generic kernel, which takes them as run-time arguments; it needs direct
+    loads of both operands (`stage_x = stage_w = direct`, the only
+    structure that masks every N and K edge), `k_splits = 1` and the
+    row-major tile order (`group_m = 1, group_n = 0`, no XCD remap), and
+    its caller passes K a multiple of 32. The `config` decides how the op
+    is compiled for gfx950; N need not be a multiple of its `tile_n`
+    (except for packed W) and K need not be a multiple of `tile_k` with
+    direct loads (docs/Design.md, "Edges"). The op lowers to one `gpu.func`
     kernel through `mxgemm-tile` (see `mxgemm-to-gfx950`).
 
     With `stage_w = packed_registers` in the config, the kernel's `W`
@@ -151,7 +158,10 @@ def MXGemm_ProgramTileOp : MXGemm_Op<"program_tile", [Pure]> {
   let description = [{
     Returns the tile coordinates `(tile_m_index, tile_n_index)` computed by
     program `pid` in a grid of `num_tiles_m x num_tiles_n` program tiles.
-    `num_tiles_m` is a runtime value (M is dynamic), `num_tiles_n` static.
+    `num_tiles_m` is a runtime value (M is dynamic), `num_tiles_n` static,
+    or, in a generic kernel (dynamic N), the runtime operand
+    `num_tiles_n_size` instead of the attribute (row-major order only:
+    `group_m = 1, group_n = 0`, no XCD remap).
     The grouping fields of the config (`group_m`, `group_n`, `xcd_remap`)
     are attributes here, with the number of XCDs the target distributes
     workgroups over (`num_xcds`, from the target model of `mxgemm-tile`'s
@@ -168,13 +178,17 @@ def MXGemm_ProgramTileOp : MXGemm_Op<"program_tile", [Pure]> {
     ```
   }];
   let arguments = (ins Index:$pid, Index:$num_tiles_m,
-                   ConfinedAttr<I64Attr, [IntPositive]>:$num_tiles_n,
+                   Optional<Index>:$num_tiles_n_size,
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$num_tiles_n,
                    ConfinedAttr<I64Attr, [IntPositive]>:$group_m,
                    ConfinedAttr<I64Attr, [IntNonNegative]>:$group_n,
                    BoolAttr:$xcd_remap,
                    ConfinedAttr<I64Attr, [IntPositive]>:$num_xcds);
   let results = (outs Index:$tile_m_index, Index:$tile_n_index);
-  let assemblyFormat = "$pid `,` $num_tiles_m attr-dict";
+  let assemblyFormat = [{
+    $pid `,` $num_tiles_m (`num_tiles_n` `(` $num_tiles_n_size^ `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
 }
 
 def MXGemm_LdsTile : MemRefRankOf<[F8E4M3FN, F8E5M2], [2]>;
@@ -222,6 +236,11 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     docs/Design.md section 9 (W is the MFMA's A operand: lane `l` holds row
     `l % mfma_m` of the block and four consecutive columns per register
     quad; 16 floats per lane for 32x32x64, 4 for 16x16x128).
+    In a generic kernel (dynamic N or K, direct loads only) the `k`
+    attribute is absent and `sizes(%n, %k)` gives N and K at run time: W
+    rows are always clamped to N - 1 and every load is masked at K (the K
+    tail rule above), since any N and K may come.
+
     `convert-mxgemm-to-amdgpu` turns the op into operand loads and
     `amdgpu.scaled_mfma` (`v_mfma_scale_f32_32x32x64_f8f6f4` /
     `v_mfma_scale_f32_16x16x128_f8f6f4` on gfx950).
@@ -241,6 +260,7 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
                    MXGemm_FlatFP8Memref:$w, MXGemm_FlatScaleMemref:$w_scales,
                    VectorOfRankAndType<[1], [F32]>:$acc,
                    Index:$row0, Index:$col0, Index:$k0, Index:$m,
+                   Optional<Index>:$n_size, Optional<Index>:$k_size,
                    Optional<MXGemm_LdsTile>:$x_tile,
                    Optional<MXGemm_LdsTile>:$w_tile,
                    UnitAttr:$xor_swizzle,
@@ -250,12 +270,13 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_m,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_n,
                    ConfinedAttr<I64Attr, [IntPositive]>:$tile_k,
-                   ConfinedAttr<I64Attr, [IntPositive]>:$k,
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$k,
                    MXGemm_WeightScaleGranularityAttr:$w_scale);
   let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
   let assemblyFormat = [{
     $x `,` $x_scales `,` $w `,` $w_scales `,` $acc
     `[` $row0 `,` $col0 `,` $k0 `,` $m `]`
+    (`sizes` `(` $n_size^ `,` $k_size `)`)?
     (`x_tile` `(` $x_tile^ `:` type($x_tile) `)`)?
     (`w_tile` `(` $w_tile^ `:` type($w_tile) `)`)? attr-dict `:`
     type($x) `,` type($x_scales) `,` type($w) `,` type($w_scales) `,` type($acc)
@@ -374,7 +395,7 @@ def MXGemm_RingBarrierOp : MXGemm_Op<"ring_barrier"> {
   let assemblyFormat = "attr-dict";
 }
 
-def MXGemm_StoreTileOp : MXGemm_Op<"store_tile"> {
+def MXGemm_StoreTileOp : MXGemm_Op<"store_tile", [AttrSizedOperandSegments]> {
   let summary = "stores one wave's accumulators to the output, masked by M";
   let description = [{
     Converts the accumulators of a `mxgemm.wave_mma` sub-tile (same layout)
@@ -398,6 +419,10 @@ def MXGemm_StoreTileOp : MXGemm_Op<"store_tile"> {
     slice is the wave's own, so no barrier is needed; LDS operations of one
     wave complete in order.
 
+    In a generic kernel (dynamic N) the `n` attribute is absent and the
+    runtime operand `n(%n)` gives N; such stores are never staged, and a
+    wave tile reaching past N stores element by element.
+
     Example:
 
     ```mlir
@@ -411,13 +436,15 @@ def MXGemm_StoreTileOp : MXGemm_Op<"store_tile"> {
   let arguments = (ins VectorOfRankAndType<[1], [F32]>:$acc,
                    Arg<MXGemm_FlatOutMemref, "output", [MemWrite]>:$y,
                    Index:$row0, Index:$col0, Index:$m,
+                   Optional<Index>:$n_size,
                    Optional<MemRefRankOf<[BF16, F32], [3]>>:$staging,
                    MXGemm_MfmaShapeAttr:$mfma,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_m,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_n,
-                   ConfinedAttr<I64Attr, [IntPositive]>:$n);
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$n);
   let assemblyFormat = [{
     $acc `,` $y `[` $row0 `,` $col0 `,` $m `]`
+    (`n` `(` $n_size^ `)`)?
     (`staging` `(` $staging^ `:` type($staging) `)`)? attr-dict `:`
     type($acc) `,` type($y)
   }];

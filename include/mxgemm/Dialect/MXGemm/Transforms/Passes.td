@@ -33,8 +33,17 @@ def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
     `tile_m / split / waves_m x tile_n / waves_n` sub-tile and accumulates
     it over an `scf.for` K loop of `mxgemm.wave_mma` steps of `tile_k`; the
     result is written by `mxgemm.store_tile`, which masks rows at or past M.
-    N and K must be multiples of `tile_n` / `tile_k` (the op verifier
-    rejects the rest).
+    A partial last tile column (N not a multiple of `tile_n`) and a K
+    tail are masked where the verifier allows them (docs/Design.md,
+    "Edges").
+
+    Generic kernels (`?` for N or K in the op's types, direct loads of both
+    operands): two more arguments after M, `N : i32` and `K : i32`; the
+    tile columns are `ceil(N / tile_n)` at run time (`program_tile`'s
+    `num_tiles_n` operand, row-major order), the K loop runs to K with
+    every step masked at K (`wave_mma`'s `sizes(N, K)`), and stores use the
+    run-time row length (`store_tile`'s `n` operand). Every static kernel
+    is built exactly as before.
 
     Split-K (`k_splits = S > 1`, direct loads): two more arguments, `Work`
     (an FP32 workspace of S x M x N) and `Phase : i32`, and a 2-D grid
