@@ -282,9 +282,6 @@ void buildBlock(OpBuilder &b, Location loc, Value input, Value codes,
   auto scalar = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, v, 32);
   };
-  auto toVec = [&](Value s) -> Value {
-    return vector::BroadcastOp::create(b, loc, vecI32, s);
-  };
   Value base = arith::MulIOp::create(b, loc, block,
                                      arith::ConstantIndexOp::create(b, loc, n));
 
