@@ -118,17 +118,6 @@ KernelCache *openCache(Context &ctx, JitState &s) {
   return &s.cache;
 }
 
-std::string problemText(const mxgemm_problem &p) {
-  auto type = [](int t) {
-    return std::string(contract::elementTypeName(contract::ElementType(t)));
-  };
-  return "n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) +
-         " x=" + type(p.x_type) + " w=" + type(p.w_type) + " w_scale=" +
-         std::string(contract::scaleGranularityName(
-             contract::ScaleGranularity(p.w_scale))) +
-         " out=" + type(p.out_type);
-}
-
 /// Appends the key to $MXGEMM_LOG_UNTUNED (once per key and bucket per
 /// process: the artefact is made once).
 void logUntuned(JitState &s, const mxgemm_problem &p, int64_t bucket,
@@ -136,18 +125,12 @@ void logUntuned(JitState &s, const mxgemm_problem &p, int64_t bucket,
   const char *path = std::getenv("MXGEMM_LOG_UNTUNED");
   if (!path || !*path)
     return;
-  std::string line = "gfx950 " + problemText(p) +
+  std::string line = "gfx950 " + problemKeyText(p) +
                      " m_bucket=" + std::to_string(bucket) + " config=\"" +
                      a.configText + "\" " +
                      (a.error.empty() ? "served" : "failed") + "\n";
   std::lock_guard<std::mutex> lock(s.logMutex);
-  int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return;
-  // One write of one line: O_APPEND keeps lines whole across processes.
-  ssize_t n = ::write(fd, line.data(), line.size());
-  (void)n;
-  ::close(fd);
+  appendLogLine(path, line);
 }
 
 /// Produces the artefact (called once, with its mutex held).
@@ -180,7 +163,7 @@ void produce(Context &ctx, JitState &s, const mxgemm_problem &p, int64_t bucket,
   }
   a.configText = r->config;
   KernelCacheKey key{r->mxgemm_version, r->llvm_version, "gfx950",
-                     problemText(p), a.configText};
+                     problemKeyText(p), a.configText};
   a.cacheKey = key.hash();
   KernelCache *cache = openCache(ctx, s);
   std::string note;
@@ -282,6 +265,27 @@ size_t slotOf(DispatchKey key, int64_t bucket) {
 
 } // namespace
 
+std::string mxgemm::runtime::problemKeyText(const mxgemm_problem &p) {
+  auto type = [](int t) {
+    return std::string(contract::elementTypeName(contract::ElementType(t)));
+  };
+  return "n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) +
+         " x=" + type(p.x_type) + " w=" + type(p.w_type) + " w_scale=" +
+         std::string(contract::scaleGranularityName(
+             contract::ScaleGranularity(p.w_scale))) +
+         " out=" + type(p.out_type);
+}
+
+void mxgemm::runtime::appendLogLine(const char *path, const std::string &line) {
+  int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return;
+  // One write of one line: O_APPEND keeps lines whole across processes.
+  ssize_t n = ::write(fd, line.data(), line.size());
+  (void)n;
+  ::close(fd);
+}
+
 int64_t runtime::jitBucket(int64_t m) {
   int64_t b = 1;
   while (b < m && b < (int64_t(1) << 30))
@@ -329,7 +333,7 @@ const LibraryKernel *runtime::obtainJitKernel(Context &ctx,
   }
   if (!a->error.empty()) {
     error = a->error;
-    ctx.warn("JIT failed for " + problemText(p) + " (" + error +
+    ctx.warn("JIT failed for " + problemKeyText(p) + " (" + error +
                  "); such problems stay NOT_ELIGIBLE",
              warnedJit);
     return nullptr;

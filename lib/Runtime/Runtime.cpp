@@ -24,14 +24,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
-#include <unistd.h>
 #include <vector>
 
 using namespace mxgemm::runtime;
@@ -78,20 +76,11 @@ void logGenericServed(Context &, const mxgemm_problem &p,
   std::lock_guard<std::mutex> lock(mutex);
   if (!logged.insert({key, &generic}).second)
     return;
-  std::string line =
-      "gfx950 n=" + std::to_string(p.n) + " k=" + std::to_string(p.k) +
-      " x=" + dtypeName(p.x_type) + " w=" + dtypeName(p.w_type) +
-      " w_scale=" + scaleName(p.w_scale) + " out=" + dtypeName(p.out_type) +
-      " m_range=" + std::to_string(generic.tuning.mMin) + ".." +
-      std::to_string(generic.tuning.mMax) + " kernel=" + generic.tuning.name +
-      " served-by-generic\n";
-  int fd = ::open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return;
-  // One write of one line: O_APPEND keeps lines whole across processes.
-  ssize_t n = ::write(fd, line.data(), line.size());
-  (void)n;
-  ::close(fd);
+  appendLogLine(path, "gfx950 " + problemKeyText(p) +
+                          " m_range=" + std::to_string(generic.tuning.mMin) +
+                          ".." + std::to_string(generic.tuning.mMax) +
+                          " kernel=" + generic.tuning.name +
+                          " served-by-generic\n");
 }
 
 /// The embedded generic kernel for `p` (its formats, output type and M;

@@ -351,6 +351,12 @@ const LibraryKernel *findJitKernel(const Context &ctx, DispatchKey key,
 const LibraryKernel *obtainJitKernel(Context &ctx, const mxgemm_problem &p,
                                      DispatchKey key, std::string &error);
 
+/// "n=.. k=.. x=.. w=.. w_scale=.. out=..": a key in logs and warnings.
+std::string problemKeyText(const mxgemm_problem &p);
+/// Appends `line` to the file `path` in one write (O_APPEND keeps lines
+/// whole across processes); failures are ignored: the log is advisory.
+void appendLogLine(const char *path, const std::string &line);
+
 /// A failed HIP call as HIP_ERROR with its message as the last error.
 mxgemm_status hipCall(Context &ctx, const char *what, hipError_t error);
 
