@@ -1,29 +1,18 @@
-//===- QuantizeCompiler.cpp - mxgemm.quantize to a code object
-//-------------===//
+//===- QuantizeCompiler.cpp - mxgemm.quantize to a code object ------------===//
 //
-// Same serialisation path as compileProblem (translateAndOptimize,
-// emitMachineCode, linkCodeObject), so a quantize kernel and a GEMM kernel
-// come from one compiler with one set of LLVM options.
+// The quantize kernel and its descriptor fields; the pipeline and the
+// serialisation are the data-movement kernels' (DataKernelCompiler.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Compiler/QuantizeCompiler.h"
-#include "KernelSerialization.h"
+#include "DataKernelCompiler.h"
 
-#include "mxgemm/Contract/Digest.h"
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
-#include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
-#include "mxgemm/Dialect/MXGemm/Transforms/QuantizePipeline.h"
-#include "mxgemm/Target/CodeObject.h"
-#include "mxgemm/Target/Serialization.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/Pass/PassManager.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
 #include "llvm/Support/JSON.h"
 
 using namespace mlir;
@@ -107,54 +96,16 @@ FailureOr<std::string> mxgemm::compileQuantize(ModuleOp module,
   const std::string format =
       typeName(ops.front().getCodes().getType().getElementType());
 
-  MLIRContext *ctx = module.getContext();
-  PassManager pm(ctx);
-  compiler::configureIRPrinting(pm, options);
-  MXGemmToGFX950Options pipeline;
-  pipeline.chip = options.chip;
-  pipeline.optLevel = options.optLevel;
-  pipeline.abi = std::to_string(options.codeObjectVersion);
-  buildMXGemmQuantizeToGFX950Pipeline(pm, pipeline);
-  if (failed(pm.run(module)))
-    return failure();
-  std::string output;
-  llvm::raw_string_ostream os(output);
-  if (options.stage == EmitStage::MLIR) {
-    module.print(os);
-    return output;
-  }
-  auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
-  if (!kernels)
-    return module.emitError("the pipeline produced no kernel module");
-  FailureOr<compiler::SerializedKernel> serialized =
-      compiler::serializeKernelModule(module, kernels, kernel, options);
-  if (failed(serialized))
-    return failure();
-  if (options.stage != EmitStage::HSACO)
-    return std::move(serialized->text);
-  const ::mxgemm::target::KernelMetadata *it = &serialized->kernel;
-  const std::string &hsaco = serialized->codeObject;
-  llvm::json::Object d{
-      {"kind", "mxgemm-quantize"},
-      {"version", 1},
-      {"kernel", kernel},
-      {"in_type", inType},
-      {"format", format},
-      {"scale_layout", "row_major"},
-      {"arguments", llvm::json::Array{"input", "codes", "scales", "m", "k"}},
-      {"workgroup_size", 256},
-      {"blocks_per_workgroup", 256},
-      {"target", serialized->metadata.target},
-      {"resources",
-       llvm::json::Object{{"vgpr_count", it->vgprCount},
-                          {"sgpr_count", it->sgprCount},
-                          {"vgpr_spill_count", it->vgprSpillCount},
-                          {"scratch_bytes", it->privateSegmentFixedSize},
-                          {"kernarg_segment_bytes", it->kernargSegmentSize}}},
-      {"code_object_sha256", contract::sha256Hex(hsaco.data(), hsaco.size())},
-      {"mxgemm_version", getMXGemmVersion()},
-      {"llvm_version", getLLVMVersion()}};
-  llvm::raw_string_ostream js(descriptorJson);
-  js << llvm::formatv("{0:2}", llvm::json::Value(std::move(d))) << "\n";
-  return std::move(serialized->codeObject);
+  return compiler::compileDataKernel(
+      module, options, kernel,
+      llvm::json::Object{{"kind", "mxgemm-quantize"},
+                         {"version", 1},
+                         {"in_type", inType},
+                         {"format", format},
+                         {"scale_layout", "row_major"},
+                         {"arguments", llvm::json::Array{"input", "codes",
+                                                         "scales", "m", "k"}},
+                         {"workgroup_size", 256},
+                         {"blocks_per_workgroup", 256}},
+      descriptorJson);
 }

@@ -169,6 +169,10 @@ const Json *ObjectReader::array(std::string_view key) {
 }
 
 void ObjectReader::onlyFields(std::initializer_list<std::string_view> allowed) {
+  onlyFields(std::vector<std::string_view>(allowed));
+}
+
+void ObjectReader::onlyFields(const std::vector<std::string_view> &allowed) {
   if (error)
     return;
   for (auto it = value.begin(); it != value.end(); ++it) {

@@ -19,6 +19,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mxgemm::contract::json {
 
@@ -63,6 +64,7 @@ public:
   }
   /// Every field present must be in `allowed`.
   void onlyFields(std::initializer_list<std::string_view> allowed);
+  void onlyFields(const std::vector<std::string_view> &allowed);
 
   bool ok() const { return !error; }
   const std::string &path() const { return where; }

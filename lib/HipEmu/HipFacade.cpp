@@ -90,6 +90,8 @@ struct FacadeState {
   std::set<ihipModule_t *> modules;
   std::set<ihipModuleSymbol_t *> functions;
   std::set<ihipStream_t *> streams;
+  /// Completed launches by kernel name (mxgemmEmuLaunchCount).
+  std::map<std::string, uint64_t> launches;
 };
 
 FacadeState &state() {
@@ -186,12 +188,23 @@ std::vector<uint64_t> parseIds(const char *text) {
   return ids;
 }
 
+/// True for the runtime's data-movement kernels (HipFacade.h): every
+/// workgroup writes a piece of an operand that later launches read whole,
+/// so workgroup selection, meant for GEMM output tiles, would leave the
+/// operand partly written.
+bool runsWholeGrid(llvm::StringRef kernel) {
+  return kernel.starts_with("mxgemm_quantize_") ||
+         kernel.starts_with("mxgemm_pack_panels_");
+}
+
 /// Launch options from the environment (see HipFacade.h).
-void applyEnvironment(LaunchConfig &config) {
+void applyEnvironment(const KernelInfo &kernel, LaunchConfig &config) {
   uint64_t gx = config.grid[0], gy = config.grid[1], gz = config.grid[2];
   // The grid was checked (checkLaunchShape): this product fits 64 bits.
   uint64_t numWg = gx * gy * gz;
-  if (const char *list = std::getenv("MXGEMM_EMU_WORKGROUPS")) {
+  if (runsWholeGrid(kernel.name)) {
+    // Workgroup selection does not apply; threads and checks do.
+  } else if (const char *list = std::getenv("MXGEMM_EMU_WORKGROUPS")) {
     for (uint64_t id : parseIds(list))
       if (id < numWg)
         config.workgroupsToRun.push_back(id);
@@ -627,7 +640,7 @@ MXGEMM_HIP_EXPORT hipError_t hipModuleLaunchKernel(
   // Kernarg size and pointer arguments, before anything runs.
   if (llvm::Error e = checkLaunchArguments(kernel, config, s.memory))
     return result(launchError(std::move(e), kernel));
-  applyEnvironment(config);
+  applyEnvironment(kernel, config);
 
   auto launched = launch(*f->module->object, kernel, config, s.memory);
   if (!launched)
@@ -639,7 +652,17 @@ MXGEMM_HIP_EXPORT hipError_t hipModuleLaunchKernel(
       printFinding(llvm::errs(), finding);
     return result(hipErrorLaunchFailure);
   }
+  ++s.launches[kernel.name];
   return hipSuccess;
+}
+
+MXGEMM_HIP_EXPORT unsigned long long mxgemmEmuLaunchCount(const char *kernel) {
+  if (!kernel)
+    return 0;
+  FacadeState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.launches.find(kernel);
+  return it == s.launches.end() ? 0 : it->second;
 }
 
 //===----------------------------------------------------------------------===//

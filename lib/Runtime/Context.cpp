@@ -199,6 +199,9 @@ void Context::unloadAll() {
   for (const EmbeddedModule &m : quantizeModules)
     if (m.module)
       hip.hipModuleUnload(m.module);
+  for (const EmbeddedModule &m : packModules)
+    if (m.module)
+      hip.hipModuleUnload(m.module);
   if (hipReady && modules)
     for (size_t i = 0; i < KernelLibrary::embedded().entries.size(); ++i)
       if (modules[i].module)

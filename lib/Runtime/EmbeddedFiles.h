@@ -26,6 +26,14 @@ extern const EmbeddedFile kEmbeddedFiles[];
 extern const size_t kEmbeddedFileCount;
 } // namespace quantize
 
+/// The weight-packing kernels (lib/Runtime/CMakeLists.txt,
+/// cmake/MXGemmEmbeddedKernels.cmake): per kernel "<kernel>.hsaco" and
+/// "<kernel>.hsaco.json".
+namespace pack {
+extern const EmbeddedFile kEmbeddedFiles[];
+extern const size_t kEmbeddedFileCount;
+} // namespace pack
+
 } // namespace mxgemm::runtime
 
 #endif // MXGEMM_LIB_RUNTIME_EMBEDDEDFILES_H

@@ -8,13 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "EmbeddedFiles.h"
-#include "RuntimeInternal.h"
+#include "DataKernels.h"
 
-#include "mxgemm/Contract/CodeObjectCheck.h"
-#include "mxgemm/Contract/Digest.h"
 #include "mxgemm/Contract/QuantizeDescriptor.h"
-#include "mxgemm/Target/TargetModel.h"
 
 #include <array>
 #include <climits>
@@ -27,12 +23,8 @@ namespace {
 /// MX block: one E8M0 scale per 32 elements of a row.
 constexpr int64_t kBlock = 32;
 
-struct QuantizeKernel {
+struct QuantizeKernel : DataKernelImage {
   contract::QuantizeDescriptor descriptor;
-  const unsigned char *codeObject = nullptr;
-  size_t codeObjectSize = 0;
-  /// Why the kernel cannot be used ("" when it can): a build defect.
-  std::string error;
 };
 
 const char *inTypeName(mxgemm_dtype t) {
@@ -60,37 +52,24 @@ size_t kernelIndex(mxgemm_dtype in, mxgemm_dtype format) {
   return i * 2 + (format == MXGEMM_DTYPE_E5M2 ? 1 : 0);
 }
 
-const EmbeddedFile *findFile(const std::string &name) {
-  for (size_t i = 0; i < quantize::kEmbeddedFileCount; ++i)
-    if (name == quantize::kEmbeddedFiles[i].name)
-      return &quantize::kEmbeddedFiles[i];
-  return nullptr;
-}
-
 std::string check(QuantizeKernel &k, const std::string &name, const char *in,
                   const char *format) {
-  const EmbeddedFile *code = findFile(name + ".hsaco");
-  const EmbeddedFile *desc = findFile(name + ".hsaco.json");
+  auto file = [](const std::string &n) {
+    return findEmbeddedFile(quantize::kEmbeddedFiles,
+                            quantize::kEmbeddedFileCount, n);
+  };
+  const EmbeddedFile *code = file(name + ".hsaco");
+  const EmbeddedFile *desc = file(name + ".hsaco.json");
   if (!code || !desc)
     return "no embedded code object or descriptor";
   std::string_view text(reinterpret_cast<const char *>(desc->data), desc->size);
   contract::QuantizeDescriptor &d = k.descriptor;
   if (contract::ErrorMessage e = contract::QuantizeDescriptor::parse(text, d))
     return *e;
-  if (d.kernel != name || d.inType != in || d.format != format)
+  if (d.inType != in || d.format != format)
     return "the descriptor describes " + d.kernel + " (" + d.inType + " -> " +
            d.format + ")";
-  if (d.target != ::mxgemm::target::kGFX950.amdhsaTarget)
-    return "the kernel is for " + d.target + ", not " +
-           std::string(::mxgemm::target::kGFX950.amdhsaTarget);
-  if (contract::sha256Hex(code->data, code->size) != d.codeObjectSha256)
-    return "the code object's SHA-256 is not the descriptor's";
-  if (contract::ErrorMessage e = contract::checkKernelCodeObject(
-          code->data, code->size, d.chip, d.kernel))
-    return *e;
-  k.codeObject = code->data;
-  k.codeObjectSize = code->size;
-  return "";
+  return checkDataKernel(code, d, name, k);
 }
 
 /// The six kernels, checked once per process.
@@ -118,30 +97,10 @@ void loadModules(Context &ctx) {
   std::call_once(ctx.quantizeOnce, [&] {
     const auto &table = kernels();
     for (size_t i = 0; i < table.size(); ++i) {
-      EmbeddedModule &m = ctx.quantizeModules[i];
       const QuantizeKernel &k = table[i];
       if (!k.error.empty())
         continue; // reported from the kernel table
-      std::string corrupted;
-      const void *image = k.codeObject;
-      if (ctx.corruptCodeObjects) { // the "code_object" test hook
-        corrupted.assign(reinterpret_cast<const char *>(k.codeObject), 64);
-        corrupted[1] = 'X';
-        image = corrupted.data();
-      }
-      hipError_t e = ctx.hip.hipModuleLoadData(&m.module, image);
-      if (e != hipSuccess) {
-        m.module = nullptr;
-        m.error = "hipModuleLoadData(" + k.descriptor.kernel +
-                  "): " + ctx.hip.describe(e);
-      } else if ((e = ctx.hip.hipModuleGetFunction(
-                      &m.function, m.module,
-                      ctx.functionName(k.descriptor.kernel).c_str())) !=
-                 hipSuccess) {
-        m.function = nullptr;
-        m.error = "hipModuleGetFunction(" + k.descriptor.kernel +
-                  "): " + ctx.hip.describe(e);
-      }
+      loadDataKernel(ctx, k, k.descriptor.kernel, ctx.quantizeModules[i]);
     }
   });
 }
@@ -262,13 +221,9 @@ mxgemm_quantize(mxgemm_context *context, mxgemm_dtype in_type,
     std::memcpy(args + QD::kKOffset, &k32, 4);
     if (ctx->options.dry_run)
       return MXGEMM_STATUS_OK;
-    size_t argBytes = size_t(kernel.descriptor.kernargSegmentBytes);
-    void *extra[] = {hipLaunchParamBufferPointer, args,
-                     hipLaunchParamBufferSize, &argBytes, hipLaunchParamEnd};
-    return hipCall(*ctx, "mxgemm_quantize: hipModuleLaunchKernel",
-                   ctx->hip.hipModuleLaunchKernel(
-                       module.function, workgroups, 1, 1,
-                       uint32_t(QD::kWorkgroupSize), 1, 1,
-                       /*sharedMemBytes=*/0, stream, nullptr, extra));
+    return launchDataKernel(*ctx, "mxgemm_quantize: hipModuleLaunchKernel",
+                            module, workgroups, uint32_t(QD::kWorkgroupSize),
+                            args, size_t(kernel.descriptor.kernargSegmentBytes),
+                            stream);
   });
 }

@@ -574,20 +574,7 @@ mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
         reinterpret_cast<uintptr_t>(packed) % 16)
       return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
                   "W and the packed buffer must be 16-byte aligned");
-    // Once per weight tensor: through host memory, after W's producers.
-    const HipLibrary &hip = ctx->hip;
-    if (mxgemm_status e = hipCall(*ctx, "hipStreamSynchronize",
-                                  hip.hipStreamSynchronize(stream)))
-      return e;
-    std::vector<uint8_t> rowMajor(bytes), panels(bytes);
-    if (mxgemm_status e = hipCall(
-            *ctx, "hipMemcpy(DeviceToHost)",
-            hip.hipMemcpy(rowMajor.data(), w, bytes, hipMemcpyDeviceToHost)))
-      return e;
-    contract::packWeightPanels(rowMajor.data(), panels.data(), n, k, nonK);
-    return hipCall(
-        *ctx, "hipMemcpy(HostToDevice)",
-        hip.hipMemcpy(packed, panels.data(), bytes, hipMemcpyHostToDevice));
+    return packWeightPanels(*ctx, w, packed, n, k, nonK, bytes, stream);
   });
 }
 

@@ -200,6 +200,11 @@ struct Context {
   static constexpr size_t kQuantizeKernels = 6;
   std::once_flag quantizeOnce;
   EmbeddedModule quantizeModules[kQuantizeKernels];
+  /// mxgemm_pack_weights (PackWeights.cpp): the modules of the embedded
+  /// packing kernels (m32n32k64, m16n16k128), loaded on the first call.
+  static constexpr size_t kPackKernels = 2;
+  std::once_flag packOnce;
+  EmbeddedModule packModules[kPackKernels];
 
   /// Prints `message` once per process (to options.log or stderr).
   void warn(const std::string &message);
@@ -359,6 +364,20 @@ void appendLogLine(const char *path, const std::string &line);
 
 /// A failed HIP call as HIP_ERROR with its message as the last error.
 mxgemm_status hipCall(Context &ctx, const char *what, hipError_t error);
+
+/// mxgemm_pack_weights' packing step (PackWeights.cpp), after the kernel
+/// (hence the MFMA shape) is chosen and sizes and alignment are checked:
+/// the device tensor W [n, k] (row-major) into `packed` (`bytes` = n * k)
+/// in MFMA panels of `nonK` rows (contract::canPackWeightPanels holds).
+/// - W and `packed` disjoint: the embedded packing kernel of the shape,
+///   launched on `stream` (asynchronous, ordered after W's producers);
+/// - overlapping (in place): through host memory, after synchronizing
+///   `stream` (a kernel cannot permute in place without a temporary);
+/// - a packing kernel that cannot be loaded: nothing written, HIP_ERROR in
+///   strict mode, else NOT_ELIGIBLE (as a GEMM kernel's module).
+mxgemm_status packWeightPanels(Context &ctx, const void *w, void *packed,
+                               int64_t n, int64_t k, int64_t nonK, size_t bytes,
+                               void *stream);
 
 } // namespace mxgemm::runtime
 

@@ -613,8 +613,9 @@ def pack_weights(w, m=None, out=None, x_format="e4m3", w_format="e4m3",
     of the key (every M range of a key reads the same layout). Host arrays:
     W is copied to the device, packed, and the packed bytes are returned as
     a uint8 [N, K] array (`out` if given). If `w` has data_ptr(), `out` must
-    be device memory with data_ptr() too (it may be `w` itself); `stream` is
-    synchronized (the shim packs through host memory) and `out` is returned.
+    be device memory with data_ptr() too and is returned: a separate buffer
+    is packed by the runtime's packing kernel on `stream` (asynchronous),
+    `w` itself in place through host memory (`stream` synchronized).
     Raises NotSupported if the kernel reads row-major W (nothing to pack),
     NotEligible if there is no kernel for the problem.
     """
@@ -646,12 +647,16 @@ def pack_weights(w, m=None, out=None, x_format="e4m3", w_format="e4m3",
                               "out must be a contiguous 1-byte [N, K] array")
     elif not out.flags.writeable:
         raise InvalidArgument("INVALID_ARGUMENT", "out is read-only")
-    d = c.to_device(a)
+    buffers = [c.to_device(a)]
     try:
-        _pack_on_device(c, p, d, d, stream)  # in place: the copy is ours
-        c.to_host(d, out)
+        # Out of place, so the runtime's packing kernel does it.
+        buffers.append(c.alloc(nbytes))
+        _pack_on_device(c, p, buffers[0], buffers[1], stream)
+        c.synchronize(stream)
+        c.to_host(buffers[1], out)
     finally:
-        c.free(d)
+        for q in buffers:
+            c.free(q)
     return out
 
 
@@ -868,8 +873,11 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
             ptrs.append(c.to_device(out))
             t = _rt.Tensors(*ptrs)
             if repack:
-                # Packed in place: this device copy of W is ours.
-                _pack_on_device(c, p, ptrs[2], ptrs[2], stream)
+                # Out of place, so the runtime's packing kernel does it
+                # (freed with the other buffers).
+                ptrs.append(c.alloc(n * k))
+                _pack_on_device(c, p, ptrs[2], ptrs[5], stream)
+                t.w = ptrs[5]
             status = c._lib.mxgemm_gemm(c._handle, ctypes.byref(p),
                                         ctypes.byref(t), stream,
                                         ctypes.byref(ps))

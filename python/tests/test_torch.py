@@ -7,6 +7,8 @@ against the independent NumPy oracle of python/tests/oracle.py. Which path
 ran is asserted on every call.
 """
 
+import ctypes
+
 import numpy as np
 import pytest
 
@@ -272,14 +274,23 @@ def test_runtime_path_is_bit_exact_with_the_reference(on_facade, monkeypatch,
     assert torch.isnan(y[r, c])
 
 
+def _pack_launches(ctx):
+    """Launches of the runtime's m32n32k64 packing kernel on the facade."""
+    count = ctypes.CDLL(ctx.hip_library).mxgemmEmuLaunchCount
+    count.argtypes, count.restype = [ctypes.c_char_p], ctypes.c_ulonglong
+    return count(b"mxgemm_pack_panels_32")
+
+
 def test_packed_weights_on_the_reference_path(on_facade):
     # A packed W is put back in row-major order by the reference path:
     # a problem the runtime declines (FP32 output) gives the row-major
     # result.
     n, k = 1792, 5120  # fused_qkv: its kernel reads MFMA panels
     x, xs, w, ws = _random_operands(31, 64, n, k)
+    before = _pack_launches(on_facade)
     wk, layout = mt.pack_weights(w)
     assert layout == "mfma_panels" and mt.last_path().path == "runtime"
+    assert _pack_launches(on_facade) == before + 1  # the packing kernel
     assert not torch.equal(wk, w)
     mt.set_context(False)
     assert torch.equal(mt.pack_weights(w)[0], wk)  # the host packer

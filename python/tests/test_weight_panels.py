@@ -2,8 +2,10 @@
 
 NumPy's pack_weight_panels against the formula of WeightPanels.h and hand
 computed bytes of docs/Design.md section 9's B operand; the shim's
-mxgemm_pack_weights against it byte for byte; GEMMs of an embedded panel
-kernel on the facade; layout mismatches refused without a launch.
+mxgemm_pack_weights against it byte for byte (its packing kernel out of
+place, also under workgroup selection; the host path in place); GEMMs of
+an embedded panel kernel on the facade; layout mismatches refused without a
+launch.
 """
 
 import ctypes
@@ -115,6 +117,19 @@ def _kernel_or_skip(layout):
 
 def _mfma(plan):
     return "m16n16k128" if plan.k_step == 128 else "m32n32k64"
+
+
+def _pack_kernel(plan):
+    """The runtime's packing kernel for the plan's MFMA shape."""
+    return "mxgemm_pack_panels_" + ("16" if plan.k_step == 128 else "32")
+
+
+def _launches(ctx, kernel):
+    """Completed launches of `kernel` on the facade (its test entry point
+    mxgemmEmuLaunchCount): tells the packing kernel from the host path."""
+    count = ctypes.CDLL(ctx.hip_library).mxgemmEmuLaunchCount
+    count.argtypes, count.restype = [ctypes.c_char_p], ctypes.c_ulonglong
+    return count(kernel.encode())
 
 
 def test_kernels_report_their_weight_layout():
@@ -235,12 +250,26 @@ def panel_problem(ctx):
 
 def test_pack_weights_matches_numpy_byte_for_byte(ctx, panel_problem):
     entry, p, (x, xs, w, ws) = panel_problem
+    before = _launches(ctx, _pack_kernel(p))
     packed = mxgemm.pack_weights(w, m=p.m_range[0], ctx=ctx)
+    assert _launches(ctx, _pack_kernel(p)) == before + 1  # on the device
     assert packed.shape == w.shape and packed.dtype == np.uint8
     assert np.array_equal(packed, mxgemm.pack_weight_panels(w, _mfma(p)))
     assert not np.array_equal(packed, w)
     # m=None picks the key's M range: the same bytes.
     assert np.array_equal(mxgemm.pack_weights(w, ctx=ctx), packed)
+
+
+def test_pack_weights_packs_all_of_w_under_workgroup_selection(
+        ctx, panel_problem, monkeypatch):
+    # A GEMM test runs only some workgroups of each launch; the packing
+    # kernel is exempt (HipFacade.h), so the whole W is packed anyway.
+    entry, p, (x, xs, w, ws) = panel_problem
+    monkeypatch.setenv("MXGEMM_EMU_WORKGROUPS", "0")
+    before = _launches(ctx, _pack_kernel(p))
+    packed = mxgemm.pack_weights(w, ctx=ctx)
+    assert _launches(ctx, _pack_kernel(p)) == before + 1
+    assert np.array_equal(packed, mxgemm.pack_weight_panels(w, _mfma(p)))
 
 
 def test_gemm_with_packed_weights_matches_reference(ctx, panel_problem):
@@ -372,9 +401,11 @@ def test_device_pack_and_gemm(ctx, panel_problem):
     dx, dxs, dw, dws, dpw, dy = ptrs
     D = lambda ptr, a: _DevBuf(ptr, a.shape)
     try:
+        before = _launches(ctx, _pack_kernel(p))
         out = mxgemm.pack_weights(D(dw, w), out=_DevBuf(dpw, w.shape),
                                   ctx=ctx)
         assert out.data_ptr() == dpw
+        assert _launches(ctx, _pack_kernel(p)) == before + 1
         packed = np.empty_like(w)
         ctx.to_host(dpw, packed)
         assert np.array_equal(packed, mxgemm.pack_weight_panels(w, _mfma(p)))
@@ -400,6 +431,12 @@ def test_device_pack_and_gemm(ctx, panel_problem):
         back = np.empty_like(w)
         ctx.to_host(dw, back)
         assert np.array_equal(back, w)
+        # In place: the host path (no launch), the same bytes.
+        before = _launches(ctx, _pack_kernel(p))
+        mxgemm.pack_weights(D(dw, w), out=D(dw, w), ctx=ctx)
+        assert _launches(ctx, _pack_kernel(p)) == before
+        ctx.to_host(dw, back)
+        assert np.array_equal(back, packed)
     finally:
         for q in ptrs:
             ctx.free(q)

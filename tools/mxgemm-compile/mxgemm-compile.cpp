@@ -13,6 +13,7 @@
 
 #include "mxgemm/Compiler/ConfigChoice.h"
 #include "mxgemm/Compiler/KernelCompiler.h"
+#include "mxgemm/Compiler/PackPanelsCompiler.h"
 #include "mxgemm/Compiler/QuantizeCompiler.h"
 #include "mxgemm/Contract/TuningDatabase.h"
 #include "mxgemm/InitAll.h"
@@ -302,10 +303,13 @@ int main(int argc, char **argv) {
   options.optLevel = optLevel;
   options.stage = stage;
   options.printIRAfterAll = printIRAfterAll;
-  if (mx::containsQuantize(*module)) {
-    // mxgemm.quantize has its own pipeline and descriptor.
+  const bool quantize = mx::containsQuantize(*module);
+  if (quantize || mx::containsPackPanels(*module)) {
+    // The data-movement kernels (mxgemm.quantize, mxgemm.pack_panels) have
+    // their own pipeline and descriptors.
     std::string descriptor;
-    auto code = mx::compileQuantize(*module, options, descriptor);
+    auto code = quantize ? mx::compileQuantize(*module, options, descriptor)
+                         : mx::compilePackPanels(*module, options, descriptor);
     if (mlir::failed(code))
       return ExitFailure;
     std::error_code ec;

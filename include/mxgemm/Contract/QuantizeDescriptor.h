@@ -14,6 +14,7 @@
 #ifndef MXGEMM_CONTRACT_QUANTIZEDESCRIPTOR_H
 #define MXGEMM_CONTRACT_QUANTIZEDESCRIPTOR_H
 
+#include "mxgemm/Contract/DataKernelDescriptor.h"
 #include "mxgemm/Contract/KernelConfig.h"
 
 #include <cstdint>
@@ -22,23 +23,16 @@
 
 namespace mxgemm::contract {
 
-struct QuantizeDescriptor {
+struct QuantizeDescriptor : DataKernelDescriptor {
   /// The kernel ABI of version 1 (offsets in the kernarg segment).
   static constexpr uint32_t kInputOffset = 0, kCodesOffset = 8,
                             kScalesOffset = 16, kMOffset = 24, kKOffset = 28,
                             kArgumentBytes = 32;
   static constexpr int64_t kWorkgroupSize = 256, kBlocksPerWorkgroup = 256;
 
-  std::string kernel;
   /// "bf16", "f16" or "f32"; "e4m3" or "e5m2".
   std::string inType, format;
-  /// The code object's target triple and processor
-  /// ("amdgcn-amd-amdhsa--gfx950") and the processor alone ("gfx950").
-  std::string target, chip;
-  int64_t workgroupSize = 0, blocksPerWorkgroup = 0;
-  int64_t vgprCount = 0, sgprCount = 0, vgprSpillCount = 0, scratchBytes = 0;
-  int64_t kernargSegmentBytes = 0;
-  std::string codeObjectSha256;
+  int64_t blocksPerWorkgroup = 0;
 
   /// Parses and checks `text`: every field present and of its type, no
   /// unknown field, the version-1 ABI (argument names in order, workgroup

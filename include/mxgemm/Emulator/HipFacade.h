@@ -81,6 +81,20 @@
  *                                workgroup only.
  *   MXGEMM_EMU_THREADS=T         worker threads (default: all cores).
  *   MXGEMM_EMU_CHECKS=0          turn the checkers off (faster).
+ *   Workgroup selection (the first two) is for GEMM kernels, whose
+ *   workgroups own output tiles. The runtime's data-movement kernels,
+ *   named mxgemm_quantize_* and mxgemm_pack_panels_*, always run every
+ *   workgroup: what they write is an operand that a later launch reads
+ *   whole, so a test that samples a GEMM's tiles still gets its whole
+ *   weight packed (or activation quantized) when it packs under the same
+ *   environment.
+ *
+ * Facade-only entry point (not HIP; for tests, found with dlsym):
+ *   unsigned long long mxgemmEmuLaunchCount(const char *kernel): how many
+ *   launches of the kernel named `kernel` completed successfully in this
+ *   process (0 for NULL or an unknown name). Tests use it to tell which
+ *   path a runtime call took (for example mxgemm_pack_weights: a launch of
+ *   mxgemm_pack_panels_32 or a host copy).
  *
  *===----------------------------------------------------------------------===*/
 
@@ -227,6 +241,7 @@ const char *hipGetErrorString(hipError_t error);
 const char *hipGetErrorName(hipError_t error);
 hipError_t hipDriverGetVersion(int *driverVersion);
 hipError_t hipRuntimeGetVersion(int *runtimeVersion);
+unsigned long long mxgemmEmuLaunchCount(const char *kernel);
 
 #ifdef __cplusplus
 }

@@ -269,12 +269,17 @@ MXGEMM_API mxgemm_status mxgemm_gemm(mxgemm_context *context,
    aligned; it may be `w` itself) in the MFMA panel layout the kernel for
    `problem` reads (problem->w_layout is ignored here). Then pass `packed` as
    tensors.w with problem.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS; Ws stays as
-   it is. With `packed` NULL only *packed_bytes is set. Synchronizes
-   `stream` (producers of W), then copies through host memory: a one-time
-   preparation, not a per-call step. NOT_SUPPORTED if the kernel reads
-   row-major W (nothing to pack); NOT_ELIGIBLE if the problem has no kernel
-   (plan rules as mxgemm_query). The layout is defined in
-   include/mxgemm/Contract/WeightPanels.h and docs/Runtime.md. */
+   it is. With `packed` NULL only *packed_bytes is set. A one-time
+   preparation, not a per-call step. `packed` apart from `w`: an embedded
+   packing kernel (one per MFMA shape) permutes W on the device,
+   asynchronously on `stream` (after W's producers); `packed` overlapping
+   `w` (in place): synchronizes `stream`, then copies through host memory.
+   NOT_SUPPORTED if the kernel reads row-major W (nothing to pack);
+   NOT_ELIGIBLE if the problem has no kernel (plan rules as mxgemm_query) or
+   the packing kernel cannot be loaded (HIP_ERROR in strict mode);
+   INVALID_ARGUMENT for NULL or misaligned buffers. Nothing is written when
+   it fails. The layout is defined in include/mxgemm/Contract/WeightPanels.h
+   and docs/Runtime.md. */
 MXGEMM_API mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
                                              const mxgemm_problem *problem,
                                              const void *w, void *packed,

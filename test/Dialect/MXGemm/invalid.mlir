@@ -612,3 +612,53 @@ func.func @program_tile_grouped(%i: index) -> (index, index) {
       {group_m = 8 : i64, group_n = 0 : i64, xcd_remap = false, num_xcds = 8 : i64}
   return %tm, %tn : index, index
 }
+
+// -----
+
+// mxgemm.pack_panels: one case per verifier rule.
+
+func.func @pack_non_k(%w: memref<?x?xi8>, %p: memref<?xi8>) {
+  // expected-error @+1 {{'mxgemm.pack_panels' op non_k must be 32 (m32n32k64) or 16 (m16n16k128), got 8}}
+  mxgemm.pack_panels %w into %p {non_k = 8} : memref<?x?xi8> into memref<?xi8>
+  return
+}
+
+// -----
+
+func.func @pack_strided(%w: memref<32x64xi8, strided<[128, 1]>>, %p: memref<?xi8>) {
+  // expected-error @+1 {{'mxgemm.pack_panels' op w must be contiguous (identity layout), got 'memref<32x64xi8, strided<[128, 1]>>'}}
+  mxgemm.pack_panels %w into %p {non_k = 32} : memref<32x64xi8, strided<[128, 1]>> into memref<?xi8>
+  return
+}
+
+// -----
+
+func.func @pack_n(%w: memref<48x64xi8>, %p: memref<?xi8>) {
+  // expected-error @+1 {{'mxgemm.pack_panels' op N must be a positive multiple of non_k = 32, got 48}}
+  mxgemm.pack_panels %w into %p {non_k = 32} : memref<48x64xi8> into memref<?xi8>
+  return
+}
+
+// -----
+
+func.func @pack_k(%w: memref<?x64xi8>, %p: memref<?xi8>) {
+  // expected-error @+1 {{'mxgemm.pack_panels' op K must be a positive multiple of 128 for non_k = 16, got 64}}
+  mxgemm.pack_panels %w into %p {non_k = 16} : memref<?x64xi8> into memref<?xi8>
+  return
+}
+
+// -----
+
+func.func @pack_size(%w: memref<32x64xi8>, %p: memref<1024xi8>) {
+  // expected-error @+1 {{'mxgemm.pack_panels' op packed must hold N * K bytes (N = 32, K = 64), got 'memref<1024xi8>'}}
+  mxgemm.pack_panels %w into %p {non_k = 32} : memref<32x64xi8> into memref<1024xi8>
+  return
+}
+
+// -----
+
+func.func @pack_type(%w: memref<32x64xf8E4M3FN>, %p: memref<?xi8>) {
+  // expected-error @+1 {{'mxgemm.pack_panels' op operand #0 must be 2D memref of 8-bit signless integer values}}
+  mxgemm.pack_panels %w into %p {non_k = 32} : memref<32x64xf8E4M3FN> into memref<?xi8>
+  return
+}

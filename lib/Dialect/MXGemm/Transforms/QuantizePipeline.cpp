@@ -22,7 +22,9 @@ namespace mxgemm {
 
 void buildMXGemmQuantizeToGFX950Pipeline(OpPassManager &pm,
                                          const MXGemmToGFX950Options &options) {
+  // The data-movement kernels (quantize, weight packing) share the tail.
   pm.addPass(createMXGemmLowerQuantize());
+  pm.addPass(createMXGemmLowerPackPanels());
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
@@ -34,7 +36,8 @@ void buildMXGemmQuantizeToGFX950Pipeline(OpPassManager &pm,
 void registerMXGemmQuantizePipeline() {
   PassPipelineRegistration<MXGemmToGFX950Options>(
       "mxgemm-quantize-to-gfx950",
-      "Lower mxgemm.quantize to a gfx950 kernel in the LLVM/ROCDL dialects, "
+      "Lower mxgemm.quantize and mxgemm.pack_panels to gfx950 kernels in the "
+      "LLVM/ROCDL dialects, "
       "ready for serialisation to a code object",
       buildMXGemmQuantizeToGFX950Pipeline);
 }

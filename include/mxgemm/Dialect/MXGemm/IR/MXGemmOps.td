@@ -507,4 +507,45 @@ def MXGemm_QuantizeOp : MXGemm_Op<"quantize"> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// pack_panels
+//===----------------------------------------------------------------------===//
+
+def MXGemm_PackPanelsOp : MXGemm_Op<"pack_panels"> {
+  let summary = "permutes a row-major FP8 weight [N, K] into MFMA panels";
+  let description = [{
+    Copies the row-major weight `w` `[N, K]` (FP8 codes as bytes) into
+    `packed` (`N * K` bytes) in the panel layout that GEMM kernels with
+    `stage_w = packed_registers` read (include/mxgemm/Contract/
+    WeightPanels.h, docs/Design.md sections 5 and 9): panels of `non_k`
+    rows x `2048 / non_k` K elements (`non_k` = 32 for the 32x32x64 MFMA,
+    16 for 16x16x128), ordered `[N / non_k][K / kStep]`, each the 64 lanes'
+    32-byte B operands in lane order. A pure permutation: the bytes are not
+    interpreted, so the same kernel packs E4M3 and E5M2 weights.
+
+    Dimensions may be static or dynamic; N must be a multiple of `non_k`
+    and K of `2048 / non_k` (checked here when static, by the caller of the
+    kernel otherwise). The op lowers through `mxgemm-quantize-to-gfx950`
+    (see `mxgemm-lower-pack-panels`) to one gfx950 kernel, a wave per panel.
+
+    Example:
+
+    ```mlir
+    func.func @pack_panels_32(%w: memref<?x?xi8>, %packed: memref<?xi8>) {
+      mxgemm.pack_panels %w into %packed {non_k = 32}
+          : memref<?x?xi8> into memref<?xi8>
+      return
+    }
+    ```
+  }];
+  let arguments = (ins
+    Arg<MemRefRankOf<[I8], [2]>, "row-major weight [N, K]", [MemRead]>:$w,
+    Arg<MemRefRankOf<[I8], [1]>, "packed weight, N * K bytes", [MemWrite]>:$packed,
+    I64Attr:$non_k);
+  let assemblyFormat = [{
+    $w `into` $packed attr-dict `:` type($w) `into` type($packed)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // MXGEMM_DIALECT_MXGEMM_IR_MXGEMMOPS_TD

@@ -408,4 +408,35 @@ def MXGemmLowerQuantize : Pass<"mxgemm-lower-quantize", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def MXGemmLowerPackPanels : Pass<"mxgemm-lower-pack-panels", "::mlir::ModuleOp"> {
+  let summary = "lower mxgemm.pack_panels to a gfx950 gpu.func kernel";
+  let description = [{
+    Turns every `func.func` whose body is one `mxgemm.pack_panels` into a
+    `gpu.func` kernel of the same name inside `gpu.module @mxgemm_kernels`
+    with the arguments `w, packed` (flat bare-pointer global i8 memrefs)
+    and `N : i32, K : i32` (the shape is dynamic: one kernel per MFMA shape
+    serves every weight); the host function is removed.
+
+    Structure (gfx950, wave64): a 1-D grid of `ceil(panels / 4)`
+    workgroups of 256 threads, panels = `N / non_k * K / kStep`; wave `w`
+    of workgroup `g` writes panel `4 g + w` = `(nb, ks)`. Lane `l` loads
+    its two 16-byte runs `W[nb non_k + l % non_k][ks kStep + (kStep / 2) h
+    + 16 (l / non_k) ..+15]` (h = 0, 1; `global_load_dwordx4` each) and
+    stores the 32 bytes at `panel * 2048 + 32 l`, so a wave's stores are
+    one contiguous 2048-byte run (include/mxgemm/Contract/WeightPanels.h's
+    mapping). No LDS, no arithmetic beyond addressing: bandwidth-bound.
+    Offsets are 64-bit (`index`), so any `N * K < 2^63` is addressed.
+
+    Example: `mxgemm-opt --mxgemm-lower-pack-panels test/Dialect/MXGemm/pack-panels.mlir`.
+  }];
+  let statistics = [
+    Statistic<"numKernels", "num-kernels",
+              "gpu.func kernels built from mxgemm.pack_panels">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_TD
