@@ -596,8 +596,9 @@ struct MXGemmLowerQuantizePass
 
   void getDependentDialects(DialectRegistry &registry) const override {
     Base::getDependentDialects(registry);
-    // rocdl.update.dpp for the quad reduction (not in the .td list: the
-    // pass description there documents the op-level contract).
+    // rocdl.update.dpp (the quad reduction) and llvm.call_intrinsic (the
+    // code permutation). Declared here, not in Passes.td, so that the
+    // generated pass header every transform includes stays unchanged.
     registry.insert<LLVM::LLVMDialect, ROCDL::ROCDLDialect>();
   }
 
