@@ -13,6 +13,7 @@
 #include "EmulatorImpl.h"
 #include "mxgemm/Numerics/MXNumerics.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/bit.h"
 
 #include <algorithm>
@@ -174,6 +175,7 @@ uint32_t f16ToF32Bits(uint32_t h) {
 
 VOP_INT(cvtF32F16, 1, f16ToF32Bits(a & 0xffff))
 VOP_INT(min3U32, 3, std::min({a, b, c}))
+VOP_INT(med3U32, 3, std::max(std::min(a, b), std::min(std::max(a, b), c)))
 VOP_INT(max3U32, 3, std::max({a, b, c}))
 VOP_INT(min3I32, 3, uint32_t(std::min({int32_t(a), int32_t(b), int32_t(c)})))
 VOP_INT(max3I32, 3, uint32_t(std::max({int32_t(a), int32_t(b), int32_t(c)})))
@@ -417,6 +419,42 @@ Status pkAddF32(ExecContext &, Wave &w, const Inst &I) {
   return Status::Continue;
 }
 
+/// Packed 16-bit integer VOP3P ops (v_pk_{max,min,add}_u16,
+/// v_pk_lshrrev_b16) vdst, src0, src1: two 16-bit operations. Per source,
+/// the half feeding the low result is the high one if op_sel is set
+/// (source modifier bit 2), the half feeding the high result the high one
+/// if op_sel_hi is set (bit 3, the default). The first immediate is clamp
+/// (a saturating add), which is not modelled.
+struct PkMaxU16 {
+  static uint32_t f(uint32_t a, uint32_t b) { return std::max(a, b); }
+};
+struct PkMinU16 {
+  static uint32_t f(uint32_t a, uint32_t b) { return std::min(a, b); }
+};
+struct PkAddU16 {
+  static uint32_t f(uint32_t a, uint32_t b) { return (a + b) & 0xffff; }
+};
+struct PkLshrrevB16 {
+  static uint32_t f(uint32_t a, uint32_t b) { return b >> (a & 15); }
+};
+template <typename Op>
+Status pkIntOp16(ExecContext &ctx, Wave &w, const Inst &I) {
+  if (I.numImms < 1 || I.imms[0] != 0)
+    return ctx.fail(I, "packed 16-bit op: clamp is not modelled");
+  Src s0(w, I.vals[1]), s1(w, I.vals[2]);
+  const uint8_t m0 = I.vals[1].mods, m1 = I.vals[2].mods;
+  uint32_t *d = w.v[I.vals[0].reg];
+  auto half = [](uint32_t v, uint8_t mods, bool high) -> uint32_t {
+    return (mods & (high ? 8 : 4)) ? v >> 16 : v & 0xffff;
+  };
+  forLanes(w, [&](unsigned l) {
+    const uint32_t a = s0[l], b = s1[l];
+    d[l] = Op::f(half(a, m0, false), half(b, m1, false)) |
+           Op::f(half(a, m0, true), half(b, m1, true)) << 16;
+  });
+  return Status::Continue;
+}
+
 /// v_lshl_add_u64 vdst[2], src0[2], src1, src2[2]: (src0 << src1[2:0]) +
 /// src2 (CDNA3/4 ISA: only shifts 0..4 are supported; the emulator uses the
 /// low three bits like the instruction's definition).
@@ -578,6 +616,53 @@ Status sdwaOp(ExecContext &ctx, Wave &w, const Inst &I) {
     uint32_t a = sdwaSelect(s0[l], sel0, sx0);
     uint32_t b = NSrc > 1 ? sdwaSelect(s1[l], sel1, sx1) : 0;
     d[l] = sdwaPlace(Op::f(a, b), d[l], dstSel, dstUnused);
+  });
+  return Status::Continue;
+}
+
+//===----------------------------------------------------------------------===//
+// DPP (gfx9 data-parallel primitives) forms of integer VOP1/VOP2
+// instructions: src0 is read from another lane of the same row. Operands:
+// vdst, old (tied to vdst), src0[, src1], dpp_ctrl, row_mask, bank_mask,
+// bound_ctrl. Modelled: quad_perm (dpp_ctrl 0x00-0xff: lane 4k + i reads
+// lane 4k + sel_i). A lane whose row or bank is masked off keeps vdst; one
+// whose source lane is inactive gets src0 = 0 with bound_ctrl, else keeps
+// vdst (the CDNA3/CDNA4 ISA, "DPP").
+//===----------------------------------------------------------------------===//
+
+template <typename Op, unsigned NSrc>
+Status dppOp(ExecContext &ctx, Wave &w, const Inst &I) {
+  if (I.numImms < 4 || I.numVals != NSrc + 2 ||
+      I.vals[0].kind != OpKind::Vgpr || I.vals[1].kind != OpKind::Vgpr ||
+      I.vals[1].reg != I.vals[0].reg || I.vals[2].kind != OpKind::Vgpr)
+    return ctx.fail(I, "DPP operand layout not understood");
+  const int64_t *dpp = &I.imms[I.numImms - 4];
+  uint32_t ctrl = uint32_t(dpp[0]), rowMask = uint32_t(dpp[1]),
+           bankMask = uint32_t(dpp[2]);
+  bool boundCtrl = dpp[3] != 0;
+  if (ctrl > 0xff)
+    return ctx.fail(I, "DPP control 0x" + llvm::utohexstr(ctrl) +
+                           " is not modelled (only quad_perm)");
+  if ((I.vals[2].mods | (NSrc > 1 ? I.vals[3].mods : 0)) & 3)
+    return ctx.fail(I, "DPP neg/abs on an integer operation");
+  // Read every source lane before any destination lane changes (vdst may
+  // be src0).
+  uint32_t src0[WaveSize];
+  const uint32_t *v0 = w.v[I.vals[2].reg];
+  uint64_t exec = w.exec();
+  for (unsigned l = 0; l < WaveSize; ++l) {
+    unsigned from = (l & ~3u) | ((ctrl >> (2 * (l & 3))) & 3);
+    src0[l] = (exec >> from) & 1 ? v0[from] : 0;
+  }
+  Src s1(w, I.vals[NSrc > 1 ? 3 : 2]);
+  uint32_t *d = w.v[I.vals[0].reg];
+  forLanes(w, [&](unsigned l) {
+    unsigned from = (l & ~3u) | ((ctrl >> (2 * (l & 3))) & 3);
+    if (!((rowMask >> (l / 16)) & 1) || !((bankMask >> ((l & 15) / 4)) & 1))
+      return;
+    if (!((exec >> from) & 1) && !boundCtrl)
+      return;
+    d[l] = Op::f(src0[l], NSrc > 1 ? s1[l] : 0);
   });
   return Status::Continue;
 }
@@ -938,6 +1023,11 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
       {"V_CVT_F32_F16", cvtF32F16},
       {"V_MIN3_U32", min3U32},
       {"V_MAX3_U32", max3U32},
+      {"V_MED3_U32", med3U32},
+      {"V_PK_MAX_U16", pkIntOp16<PkMaxU16>},
+      {"V_PK_MIN_U16", pkIntOp16<PkMinU16>},
+      {"V_PK_ADD_U16", pkIntOp16<PkAddU16>},
+      {"V_PK_LSHRREV_B16", pkIntOp16<PkLshrrevB16>},
       {"V_MIN3_I32", min3I32},
       {"V_MAX3_I32", max3I32},
       {"V_FFBH_U32", ffbhU32},
@@ -989,6 +1079,9 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
       {"V_MUL_U32_U24_sdwa", sdwaOp<OpMulU24, 2>},
       {"V_MIN_U32_sdwa", sdwaOp<OpMinU32, 2>},
       {"V_MAX_U32_sdwa", sdwaOp<OpMaxU32, 2>},
+      {"V_MAX_U32_dpp", dppOp<OpMaxU32, 2>},
+      {"V_MIN_U32_dpp", dppOp<OpMinU32, 2>},
+      {"V_MOV_B32_dpp", dppOp<OpMov, 1>},
       {"V_ADD_U16", addU16},
       {"V_SUB_U16", subU16},
       {"V_SUBREV_U16", subrevU16},

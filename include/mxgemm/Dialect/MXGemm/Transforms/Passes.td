@@ -378,23 +378,31 @@ def MXGemmLowerQuantize : Pass<"mxgemm-lower-quantize", "::mlir::ModuleOp"> {
     memrefs) and `M : i32, K : i32`; the host function is removed.
 
     Structure (gfx950, wave64): a 1-D grid of `ceil(M * K / 32 / 256)`
-    workgroups of 256 threads. Row-major `[M, K]` with `K % 32 == 0` makes
-    the 32-blocks contiguous and numbered like the scales, so lane `g`
-    quantizes block `g` on its own: one 64-byte (BF16/FP16) or 128-byte
-    (FP32) `vector.load` (`global_load_dwordx4`), the block's amax and
-    exponent, 32 elements, one 32-byte `vector.store` of codes and one
-    scale byte. No cross-lane reduction, no LDS.
+    workgroups of 256 threads, 256 blocks each. Row-major `[M, K]` with
+    `K % 32 == 0` makes the 32-blocks contiguous and numbered like the
+    scales. A block is spread over a quad of lanes, lane `q` holding values
+    `8q..8q+7` (one 16-byte `vector.load` of BF16/FP16, 32 bytes of FP32),
+    so that one load instruction of a wave covers whole 128-byte lines;
+    each lane does four such pieces, its four loads first. The quad's amax
+    comes from two `rocdl.update.dpp` quad permutations (folded into
+    `v_max_u32_dpp`, no LDS); each lane stores its 8 code bytes and lane 0
+    of the quad the scale byte.
 
-    The FP8 conversion is exact arithmetic on the FP32 bit pattern rather
+    The FP8 conversion is exact arithmetic on the bit patterns rather
     than `v_cvt_pk_fp8_f32`: it reproduces the reference quantizer bit for
     bit without depending on the instruction's clamp and NaN behaviour
     (docs/Numerics.md, "Device quantization"). A block of finite values
     with a shared exponent of at least -115 (E4M3; -108 for E5M2) takes a
-    short path (an `scf.if` per lane): FP8-normal elements by rebiasing the
-    exponent field and rounding at bit 23 - p, FP8-subnormal ones by adding
-    2^23 in FP32 (all operands normal). Any other block takes the general
-    path: significands normalised with `llvm.intr.ctlz`, a variable right
-    shift with round to nearest even, saturation, NaN/inf codes.
+    short path: for BF16/FP16 values that are all input and FP8 normals,
+    the rebias-and-round on the packed 16-bit patterns (`v_pk_*_u16`,
+    codes packed by `llvm.amdgcn.perm`); otherwise FP8-normal elements by
+    rebiasing the FP32 exponent field and rounding at bit 23 - p,
+    FP8-subnormal ones by adding 2^23 in FP32 (all operands normal). Any
+    other block takes the general path: significands normalised with
+    `llvm.intr.ctlz`, a variable right shift with round to nearest even,
+    saturation, NaN/inf codes. The general/short choice is per block (the
+    quad agrees; the general path's amax is a quad reduction too), the
+    choices inside the short path per lane (`scf.if`).
 
     Example: `mxgemm-opt --mxgemm-lower-quantize test/Dialect/MXGemm/quantize.mlir`.
   }];
