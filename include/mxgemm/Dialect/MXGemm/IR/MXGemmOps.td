@@ -482,8 +482,9 @@ def MXGemm_QuantizeOp : MXGemm_Op<"quantize"> {
 
     Dimensions may be static or dynamic; K must be a multiple of 32 (checked
     here when static, by the caller of the kernel otherwise). The op lowers
-    through `mxgemm-quantize-to-gfx950` to one gfx950 kernel in which each
-    lane quantizes one 32-element block (see `mxgemm-lower-quantize`).
+    through `mxgemm-quantize-to-gfx950` to one gfx950 kernel in which four
+    lanes share each 32-element block, eight values each, and agree on its
+    amax by DPP (see `mxgemm-lower-quantize`).
 
     Example:
 
