@@ -465,8 +465,10 @@ mxgemm_status mxgemm_context_create(const mxgemm_context_options *options,
     ctx->corruptCodeObjects = faultName == "code_object";
     ctx->pretendGfx942 = faultName == "arch";
     ctx->missingFunction = faultName == "function";
+    // Generic kernels are on unless the environment says MXGEMM_GENERIC=0:
+    // every MXFP8 GEMM with K % 32 == 0 gets a kernel without a compiler.
     const char *generic = std::getenv("MXGEMM_GENERIC");
-    ctx->genericEnabled = generic && std::string(generic) == "1";
+    ctx->genericEnabled = !(generic && std::string(generic) == "0");
     const char *jit = std::getenv("MXGEMM_JIT");
     ctx->jitEnabled = jit && std::string(jit) == "1";
     ctx->handle = gContexts.insert(ctx.get());

@@ -188,9 +188,9 @@ struct Context {
   /// read lock-free; inserts under jitMutex, at most half full.
   static constexpr size_t kJitSlots = 1024;
   std::atomic<bool> jitEnabled{false};
-  /// The embedded generic kernels serve keys without another kernel
-  /// (MXGEMM_GENERIC=1 or mxgemm_context_set_generic).
-  std::atomic<bool> genericEnabled{false};
+  /// The embedded generic kernels serve keys without another kernel (on
+  /// by default; off with MXGEMM_GENERIC=0 or mxgemm_context_set_generic).
+  std::atomic<bool> genericEnabled{true};
   std::atomic<const LibraryKernel *> jitTable[kJitSlots] = {};
   std::mutex jitMutex;
   std::vector<std::unique_ptr<LibraryKernel>> jitKernels;
