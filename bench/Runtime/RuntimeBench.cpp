@@ -84,7 +84,7 @@ void BM_QueryGeneric(benchmark::State &state) {
   runQuery(state, 1, 2048, 4096, MXGEMM_STATUS_OK, MXGEMM_PLAN_KIND_GENERIC, 1);
 }
 void BM_QueryMOutOfRange(benchmark::State &state) {
-  runQuery(state, 128, 16384, 1280, MXGEMM_STATUS_NOT_ELIGIBLE,
+  runQuery(state, 70000, 16384, 1280, MXGEMM_STATUS_NOT_ELIGIBLE,
            MXGEMM_PLAN_KIND_NONE, 0);
 }
 void BM_QueryNoKernel(benchmark::State &state) {
