@@ -275,13 +275,27 @@ struct Decision {
   mxgemm_weight_layout wLayout = MXGEMM_WEIGHTS_ROW_MAJOR;
 };
 
+/// The operands whose leading dimension is not their row length.
+struct StridedOperands {
+  /// The first of W and its scales (no kernel takes them strided), and
+  /// the first of X, its scales and Y (a kernel with row strides takes
+  /// them); null when contiguous.
+  const char *weights = nullptr, *activations = nullptr;
+  /// Some leading dimension of X, its scales or Y is above 2^31 - 1: no
+  /// i32 row-stride argument holds it.
+  bool beyondI32 = false;
+};
+
 /// Rule 1: the problem (and, when `tensors` is not null, the five device
-/// pointers) are well formed; every size fits. `stridedOperand` is set to
-/// the first operand whose leading dimension is not its row length (null
-/// if all are contiguous).
+/// pointers) are well formed; every leading dimension is 0 or at least
+/// its row length; every size fits. Fills `strided`.
 mxgemm_status checkArguments(const mxgemm_problem *p,
                              const mxgemm_tensors *tensors, MessageBuilder &msg,
-                             const char *&stridedOperand);
+                             StridedOperands &strided);
+/// The operand a kernel packed as `packing` cannot take strided (null if
+/// it takes the call's operands), for the NOT_CONTIGUOUS message.
+const char *operandNotTaken(const StridedOperands &strided,
+                            const ArgumentPacking &packing);
 /// The device rules: HIP usable and the device a gfx950.
 mxgemm_status checkDevice(Context &ctx, mxgemm_reason &reason,
                           MessageBuilder &msg);
