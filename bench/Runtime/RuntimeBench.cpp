@@ -49,14 +49,18 @@ mxgemm_context *makeContext(int dryRun) {
   return ctx;
 }
 
+/// `expected` status and plan kind; generic kernels on or off (the
+/// not-eligible decisions exist only with them off).
 void runQuery(benchmark::State &state, int64_t m, int64_t n, int64_t k,
-              mxgemm_status expected) {
+              mxgemm_status expected, mxgemm_plan_kind kind, int generic) {
   mxgemm_context *ctx = makeContext(0);
+  mxgemm_context_set_generic(ctx, generic);
   mxgemm_problem p;
   mxgemm_problem_init(&p, m, n, k);
   mxgemm_plan plan;
   useKernelsWeightLayout(ctx, p);
-  if (mxgemm_query(ctx, &p, &plan) != expected) { // warm-up
+  if (mxgemm_query(ctx, &p, &plan) != expected ||
+      plan.kind != kind) { // warm-up
     state.SkipWithError(plan.message);
     mxgemm_context_destroy(ctx);
     return;
@@ -71,13 +75,21 @@ void runQuery(benchmark::State &state, int64_t m, int64_t n, int64_t k,
 }
 
 void BM_QueryTuned(benchmark::State &state) {
-  runQuery(state, 16384, 16384, 1280, MXGEMM_STATUS_OK);
+  runQuery(state, 16384, 16384, 1280, MXGEMM_STATUS_OK,
+           MXGEMM_PLAN_KIND_EMBEDDED, 1);
+}
+/// A key without a tuned kernel (M = 1, N = 2048, K = 4096): the embedded
+/// search misses, then the generic kernels are scanned for formats and M.
+void BM_QueryGeneric(benchmark::State &state) {
+  runQuery(state, 1, 2048, 4096, MXGEMM_STATUS_OK, MXGEMM_PLAN_KIND_GENERIC, 1);
 }
 void BM_QueryMOutOfRange(benchmark::State &state) {
-  runQuery(state, 128, 16384, 1280, MXGEMM_STATUS_NOT_ELIGIBLE);
+  runQuery(state, 70000, 16384, 1280, MXGEMM_STATUS_NOT_ELIGIBLE,
+           MXGEMM_PLAN_KIND_NONE, 0);
 }
 void BM_QueryNoKernel(benchmark::State &state) {
-  runQuery(state, 16384, 4224, 1280, MXGEMM_STATUS_NOT_ELIGIBLE);
+  runQuery(state, 16384, 4224, 1280, MXGEMM_STATUS_NOT_ELIGIBLE,
+           MXGEMM_PLAN_KIND_NONE, 0);
 }
 
 /// A directory in the layout `mxgemm-tune --export` writes, holding the
@@ -222,6 +234,7 @@ void BM_GemmDecisionDryRun(benchmark::State &state) {
 } // namespace
 
 BENCHMARK(BM_QueryTuned)->Repetitions(9)->ReportAggregatesOnly(true);
+BENCHMARK(BM_QueryGeneric)->Repetitions(9)->ReportAggregatesOnly(true);
 BENCHMARK(BM_QueryMOutOfRange)->Repetitions(9)->ReportAggregatesOnly(true);
 BENCHMARK(BM_QueryNoKernel)->Repetitions(9)->ReportAggregatesOnly(true);
 BENCHMARK(BM_QueryLoadedLibrary)->Repetitions(9)->ReportAggregatesOnly(true);

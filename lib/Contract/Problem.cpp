@@ -184,11 +184,15 @@ contract::kernelArguments(const GemmProblem &problem,
   for (std::string_view name : {kArgX, kArgXScales, kArgW, kArgWScales, kArgY})
     add(name, ArgumentKind::GlobalPointer, 8);
   add(kArgM, ArgumentKind::I32, 4);
-  // A generic kernel takes both extents, whichever of them is dynamic: one
-  // ABI for every generic kernel.
+  // A generic kernel takes both extents, whichever of them is dynamic, and
+  // the row strides of X, its scales and Y (callers pass views of
+  // activations; weights are contiguous): one ABI for every generic kernel.
   if (problem.isGeneric()) {
     add(kArgN, ArgumentKind::I32, 4);
     add(kArgK, ArgumentKind::I32, 4);
+    add(kArgLdX, ArgumentKind::I32, 4);
+    add(kArgLdXScales, ArgumentKind::I32, 4);
+    add(kArgLdY, ArgumentKind::I32, 4);
   }
   // Split-K: the FP32 partials and which of the two launches this is.
   if (config.splitsK()) {

@@ -6,7 +6,9 @@
 #include "mxgemm/Numerics/Quantize.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 using namespace llvm;
 using namespace mxgemm;
@@ -55,9 +57,30 @@ mxgemm::emu::runGemm(const CodeObject &object,
                              std::to_string(contract::kMaxM) + ")");
   const bool f32Out = d.problem.outType == contract::ElementType::F32;
   const size_t outBytes = f32Out ? 4 : 2;
-  uint64_t yBytes;
-  if (__builtin_mul_overflow(uint64_t(m) * uint64_t(n), outBytes, &yBytes))
-    return createStringError("Y does not fit the address space");
+  // Row strides: only a kernel with ldX/ldXs/ldY arguments takes views.
+  const int64_t ldX = options.ldX ? options.ldX : k,
+                ldXs = options.ldXs ? options.ldXs : k / 32,
+                ldY = options.ldY ? options.ldY : n;
+  if (ldX < k || ldXs < k / 32 || ldY < n)
+    return createStringError("a leading dimension is smaller than its row "
+                             "length (X " +
+                             std::to_string(k) + ", Xs " +
+                             std::to_string(k / 32) + ", Y " +
+                             std::to_string(n) + ")");
+  const bool strided = ldX != k || ldXs != k / 32 || ldY != n;
+  if (strided && !d.findArgument(contract::kArgLdX))
+    return createStringError("kernel '" + d.kernel +
+                             "' takes no row strides: X, its scales and Y "
+                             "must be contiguous");
+  if (ldX > INT32_MAX || ldXs > INT32_MAX || ldY > INT32_MAX)
+    return createStringError("a leading dimension is above 2^31 - 1 (the "
+                             "kernel's i32 row stride)");
+  uint64_t yBytes, xBytes, xsBytes, yRows;
+  if (__builtin_mul_overflow(uint64_t(m), uint64_t(ldY), &yRows) ||
+      __builtin_mul_overflow(yRows, outBytes, &yBytes) ||
+      __builtin_mul_overflow(uint64_t(m), uint64_t(ldX), &xBytes) ||
+      __builtin_mul_overflow(uint64_t(m), uint64_t(ldXs), &xsBytes))
+    return createStringError("X or Y does not fit the address space");
 
   GemmRunResult result;
   result.gridSize = uint64_t(*numWorkgroups);
@@ -105,8 +128,7 @@ mxgemm::emu::runGemm(const CodeObject &object,
       options.seed + 1, n, k, fp8Format(problem.wType), wScale);
 
   DeviceMemory memory;
-  const uint64_t dX = memory.allocate(x.data.size()),
-                 dXs = memory.allocate(x.scales.size()),
+  const uint64_t dX = memory.allocate(xBytes), dXs = memory.allocate(xsBytes),
                  dW = memory.allocate(w.data.size()),
                  dWs = memory.allocate(w.scales.size()),
                  dY = memory.allocate(yBytes);
@@ -119,8 +141,17 @@ mxgemm::emu::runGemm(const CodeObject &object,
   if (dWork)
     // NaN bytes: a partial the kernel failed to write poisons its sum.
     std::memset(memory.translate(dWork, *workBytes), 0xff, *workBytes);
-  memory.copyToDevice(dX, x.data.data(), x.data.size());
-  memory.copyToDevice(dXs, x.scales.data(), x.scales.size());
+  // X and its scales row by row at their strides; the gaps hold poison
+  // (0x7f is an E4M3/E5M2 NaN, 0xff the E8M0 NaN), which a read of them
+  // into a product would spread into Y.
+  std::memset(memory.translate(dX, xBytes), 0x7f, xBytes);
+  std::memset(memory.translate(dXs, xsBytes), 0xff, xsBytes);
+  for (int64_t r = 0; r < m; ++r) {
+    memory.copyToDevice(dX + uint64_t(r) * uint64_t(ldX), x.data.data() + r * k,
+                        size_t(k));
+    memory.copyToDevice(dXs + uint64_t(r) * uint64_t(ldXs),
+                        x.scales.data() + r * (k / 32), size_t(k / 32));
+  }
   if (d.wLayout == contract::WeightLayout::MfmaPanels) {
     if (!contract::canPackWeightPanels(n, k, d.mfma.nonK))
       return createStringError("W cannot be packed into MFMA panels");
@@ -156,6 +187,12 @@ mxgemm::emu::runGemm(const CodeObject &object,
       value = uint64_t(n);
     else if (a.name == contract::kArgK)
       value = uint64_t(k);
+    else if (a.name == contract::kArgLdX)
+      value = uint64_t(ldX);
+    else if (a.name == contract::kArgLdXScales)
+      value = uint64_t(ldXs);
+    else if (a.name == contract::kArgLdY)
+      value = uint64_t(ldY);
     else if (a.name == contract::kArgWorkspace)
       value = dWork;
     else if (a.name == contract::kArgPhase)
@@ -200,9 +237,25 @@ mxgemm::emu::runGemm(const CodeObject &object,
   check.reference.kStep = int(d.mfma.kStep);
   if (splits > 1)
     check.reference.kSegments = contract::kSegmentBoundaries(problem, d.config);
-  // Y is read in place (the 16384^2 case-table shapes are 512 MiB).
+  // Y is read in place (the 16384^2 case-table shapes are 512 MiB); a
+  // strided Y is checked for writes between its rows, then compacted.
+  uint8_t *y = static_cast<uint8_t *>(memory.translate(dY, yBytes));
+  result.ldX = ldX, result.ldXs = ldXs, result.ldY = ldY;
+  std::vector<uint8_t> compact;
+  if (ldY != n) {
+    const size_t rowBytes = size_t(n) * outBytes,
+                 strideBytes = size_t(ldY) * outBytes;
+    compact.resize(size_t(m) * rowBytes);
+    for (int64_t r = 0; r < m; ++r) {
+      const uint8_t *row = y + size_t(r) * strideBytes;
+      std::memcpy(compact.data() + size_t(r) * rowBytes, row, rowBytes);
+      for (size_t b = rowBytes; b < strideBytes; ++b)
+        result.yGapBytesWritten += row[b] != sentinel;
+    }
+    y = compact.data();
+  }
   result.check = numerics::checkGemmOutput(
-      ops, memory.translate(dY, yBytes),
-      f32Out ? numerics::OutputType::F32 : numerics::OutputType::BF16, check);
+      ops, y, f32Out ? numerics::OutputType::F32 : numerics::OutputType::BF16,
+      check);
   return result;
 }

@@ -13,6 +13,7 @@
 #include "mxgemm/Contract/Problem.h"
 
 #include <cstddef>
+#include <cstdint>
 
 using namespace mxgemm;
 using namespace mxgemm::runtime;
@@ -53,8 +54,8 @@ bool sizeFits(int64_t rows, int64_t ld, int64_t bytes) {
 mxgemm_status runtime::checkArguments(const mxgemm_problem *p,
                                       const mxgemm_tensors *tensors,
                                       MessageBuilder &msg,
-                                      const char *&stridedOperand) {
-  stridedOperand = nullptr;
+                                      StridedOperands &strided) {
+  strided = StridedOperands();
   if (!p) {
     msg << "problem is NULL";
     return MXGEMM_STATUS_INVALID_ARGUMENT;
@@ -88,12 +89,13 @@ mxgemm_status runtime::checkArguments(const mxgemm_problem *p,
   struct Operand {
     const char *name;
     int64_t rows, rowLength, ld, bytes;
+    bool weights;
   } operands[] = {
-      {"X", p->m, p->k, p->ld_x, elementBytes(p->x_type)},
-      {"Xs", p->m, kBlocks, p->ld_xs, 1},
-      {"W", p->n, p->k, p->ld_w, elementBytes(p->w_type)},
-      {"Ws", wsRows, kBlocks, p->ld_ws, 1},
-      {"Y", p->m, p->n, p->ld_y, elementBytes(p->out_type)},
+      {"X", p->m, p->k, p->ld_x, elementBytes(p->x_type), false},
+      {"Xs", p->m, kBlocks, p->ld_xs, 1, false},
+      {"W", p->n, p->k, p->ld_w, elementBytes(p->w_type), true},
+      {"Ws", wsRows, kBlocks, p->ld_ws, 1, true},
+      {"Y", p->m, p->n, p->ld_y, elementBytes(p->out_type), false},
   };
   for (const Operand &o : operands) {
     int64_t ld = o.ld ? o.ld : o.rowLength;
@@ -107,8 +109,13 @@ mxgemm_status runtime::checkArguments(const mxgemm_problem *p,
           << " elements) overflows";
       return MXGEMM_STATUS_INVALID_ARGUMENT;
     }
-    if (ld != o.rowLength && !stridedOperand)
-      stridedOperand = o.name;
+    if (ld == o.rowLength)
+      continue;
+    const char *&first = o.weights ? strided.weights : strided.activations;
+    if (!first)
+      first = o.name;
+    if (!o.weights && ld > INT32_MAX)
+      strided.beyondI32 = true;
   }
   if (tensors && (!tensors->x || !tensors->xs || !tensors->w || !tensors->ws ||
                   !tensors->y)) {
@@ -116,6 +123,15 @@ mxgemm_status runtime::checkArguments(const mxgemm_problem *p,
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
   return MXGEMM_STATUS_OK;
+}
+
+const char *runtime::operandNotTaken(const StridedOperands &strided,
+                                     const ArgumentPacking &packing) {
+  if (strided.weights)
+    return strided.weights;
+  if (strided.activations && (!packing.rowStrides || strided.beyondI32))
+    return strided.activations;
+  return nullptr;
 }
 
 mxgemm_status runtime::checkDevice(Context &ctx, mxgemm_reason &reason,
@@ -239,6 +255,17 @@ mxgemm_status runtime::launch(Context &ctx, const Decision &d,
       break;
     case Source::K:
       value = uint64_t(p.k);
+      break;
+    // Row strides: the call's leading dimensions (0 = contiguous), at most
+    // 2^31 - 1 (operandNotTaken refused larger ones).
+    case Source::LdX:
+      value = uint64_t(p.ld_x ? p.ld_x : p.k);
+      break;
+    case Source::LdXScales:
+      value = uint64_t(p.ld_xs ? p.ld_xs : p.k / 32);
+      break;
+    case Source::LdY:
+      value = uint64_t(p.ld_y ? p.ld_y : p.n);
       break;
     }
     std::memcpy(args + slot.offset, &value, slot.size); // little-endian

@@ -150,7 +150,10 @@ ArgumentPacking::build(const contract::KernelDescriptor &d,
                {contract::kArgWorkspace, Source::Workspace, 8},
                {contract::kArgPhase, Source::Phase, 4},
                {contract::kArgN, Source::N, 4},
-               {contract::kArgK, Source::K, 4}};
+               {contract::kArgK, Source::K, 4},
+               {contract::kArgLdX, Source::LdX, 4},
+               {contract::kArgLdXScales, Source::LdXScales, 4},
+               {contract::kArgLdY, Source::LdY, 4}};
   for (const contract::KernelArgument &a : d.arguments) {
     const auto *k =
         std::find_if(std::begin(known), std::end(known),
@@ -158,7 +161,7 @@ ArgumentPacking::build(const contract::KernelDescriptor &d,
     if (k == std::end(known))
       return "kernel argument '" + a.name +
              "' is not one this runtime passes (X, Xs, W, Ws, Y, M, N, K, "
-             "Work, Phase)";
+             "ldX, ldXs, ldY, Work, Phase)";
     if (a.size != k->size || uint64_t(a.offset) + a.size > uint64_t(bytes))
       return "kernel argument '" + a.name + "' (offset " +
              std::to_string(a.offset) + ", " + std::to_string(a.size) +
@@ -176,6 +179,13 @@ ArgumentPacking::build(const contract::KernelDescriptor &d,
                        "its k_splits (") +
            std::to_string(d.config.kSplits) + ")";
   out.splitK = d.config.splitsK();
+  const bool ldX = d.findArgument(contract::kArgLdX),
+             ldXs = d.findArgument(contract::kArgLdXScales),
+             ldY = d.findArgument(contract::kArgLdY);
+  if (ldX != ldXs || ldX != ldY)
+    return std::string("the kernel takes some of the row strides ldX, ldXs "
+                       "and ldY but not all three");
+  out.rowStrides = ldX;
   return std::nullopt;
 }
 

@@ -52,19 +52,25 @@ struct ArgumentPacking {
     Workspace,
     Phase,
     N,
-    K
+    K,
+    LdX,
+    LdXScales,
+    LdY
   };
   struct Slot {
     Source source = Source::X;
     uint32_t offset = 0, size = 0;
   };
-  Slot slots[10];
+  Slot slots[13];
   uint32_t count = 0;
   /// The kernarg segment size (the code object's kernarg_segment_bytes).
   uint32_t bytes = 0;
   /// Split-K: the kernel takes a workspace and is launched twice (Phase 0
   /// then 1).
   bool splitK = false;
+  /// The kernel takes the row strides of X, its scales and Y (a generic
+  /// kernel): it serves views of the activations.
+  bool rowStrides = false;
 
   /// The packing of `descriptor`'s arguments, or why this runtime cannot
   /// pass them (an argument it does not know, one outside the segment, a

@@ -39,8 +39,8 @@ mxgemm_status decideLoaded(const LoadedKernel &k, const mxgemm_problem *p,
   d.wLayout = desc.wLayout == contract::WeightLayout::MfmaPanels
                   ? MXGEMM_WEIGHTS_MFMA_PANELS
                   : MXGEMM_WEIGHTS_ROW_MAJOR;
-  const char *stridedOperand;
-  if (mxgemm_status s = checkArguments(p, tensors, msg, stridedOperand))
+  StridedOperands strided;
+  if (mxgemm_status s = checkArguments(p, tensors, msg, strided))
     return s;
 
   // The problem is the one the kernel was compiled for (format names in
@@ -88,11 +88,14 @@ mxgemm_status decideLoaded(const LoadedKernel &k, const mxgemm_problem *p,
         << contract::weightLayoutName(desc.wLayout).data();
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
-  if (stridedOperand) {
+  // A generic kernel takes views of X, its scales and Y (row strides).
+  if (const char *operand = operandNotTaken(strided, k.packing)) {
     reason = MXGEMM_REASON_NOT_CONTIGUOUS;
-    msg << stridedOperand
+    msg << operand
         << " is not contiguous (leading dimension != row length); the "
            "kernel takes row-major contiguous operands";
+    if (operand == strided.activations && k.packing.rowStrides)
+      msg << " (its row strides are i32: at most 2^31 - 1)";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
   if (p->m > contract::kMaxM) {

@@ -113,8 +113,8 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
   reason = MXGEMM_REASON_NONE;
   if (ctx.injectInternal)
     throw std::logic_error("injected internal error (MXGEMM_RUNTIME_FAULT)");
-  const char *stridedOperand;
-  if (mxgemm_status s = checkArguments(p, tensors, msg, stridedOperand))
+  StridedOperands strided;
+  if (mxgemm_status s = checkArguments(p, tensors, msg, strided))
     return s;
 
   // Eligibility: shape-level rules first (no HIP needed).
@@ -138,23 +138,40 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
         << "32 K elements)";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
-  if (stridedOperand) {
+  if (strided.weights) {
     reason = MXGEMM_REASON_NOT_CONTIGUOUS;
-    msg << stridedOperand
+    msg << strided.weights
         << " is not contiguous (leading dimension != row length); the "
-           "kernels take row-major contiguous operands";
+           "kernels take W and its scales row-major contiguous";
+    return MXGEMM_STATUS_NOT_ELIGIBLE;
+  }
+  const KernelLibrary &embedded = KernelLibrary::embedded();
+  // Views of X, its scales or Y: only the generic kernels take row strides
+  // (tuned, loaded and JIT kernels stay contiguous-only), so a generic
+  // kernel serves them even for a key with a tuned kernel.
+  const bool views = strided.activations != nullptr;
+  if (views && (strided.beyondI32 || !findGenericKernel(ctx, embedded, *p))) {
+    reason = MXGEMM_REASON_NOT_CONTIGUOUS;
+    msg << strided.activations
+        << " is not contiguous (leading dimension != row length); only the "
+           "generic kernels take views of X, its scales and Y, ";
+    if (strided.beyondI32)
+      msg << "with leading dimensions up to 2^31 - 1 (an i32 argument)";
+    else if (!ctx.genericEnabled.load(std::memory_order_relaxed))
+      msg << "and they are off";
+    else
+      msg << "and none has these formats, M and W layout";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
   // The entries of the key: the loaded ones if the context has the key
   // (they replace the embedded ones), else the embedded ones.
-  const KernelLibrary &embedded = KernelLibrary::embedded();
   const std::vector<KernelEntry> &entries = embedded.entries;
   const KernelEntry *begin = entries.data(), *end = begin + embedded.tunedCount;
   const KernelEntry *first = end;
   const LibrarySet *library = ctx.librarySet.load(std::memory_order_acquire);
   const LibraryKernel *const *loadedFirst = nullptr, *const *loadedEnd =
                                                          nullptr;
-  if (p->n <= contract::kMaxProblemExtent &&
+  if (!views && p->n <= contract::kMaxProblemExtent &&
       p->k <= contract::kMaxProblemExtent) {
     DispatchKey key = makeDispatchKey(p->n, p->k, p->x_type, p->w_type,
                                       p->w_scale, p->out_type);
@@ -194,7 +211,7 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
     }
   // No kernel for (key, M): JIT, if on, serves it (or says why not).
   const LibraryKernel *jit = nullptr;
-  if (index == count && p->m <= contract::kMaxM &&
+  if (index == count && !views && p->m <= contract::kMaxM &&
       p->n <= contract::kMaxProblemExtent &&
       p->k <= contract::kMaxProblemExtent &&
       ctx.jitEnabled.load(std::memory_order_relaxed)) {
@@ -465,8 +482,10 @@ mxgemm_status mxgemm_context_create(const mxgemm_context_options *options,
     ctx->corruptCodeObjects = faultName == "code_object";
     ctx->pretendGfx942 = faultName == "arch";
     ctx->missingFunction = faultName == "function";
+    // Generic kernels are on unless the environment says MXGEMM_GENERIC=0:
+    // every MXFP8 GEMM with K % 32 == 0 gets a kernel without a compiler.
     const char *generic = std::getenv("MXGEMM_GENERIC");
-    ctx->genericEnabled = generic && std::string(generic) == "1";
+    ctx->genericEnabled = !(generic && std::string(generic) == "0");
     const char *jit = std::getenv("MXGEMM_JIT");
     ctx->jitEnabled = jit && std::string(jit) == "1";
     ctx->handle = gContexts.insert(ctx.get());

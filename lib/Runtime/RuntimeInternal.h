@@ -188,9 +188,9 @@ struct Context {
   /// read lock-free; inserts under jitMutex, at most half full.
   static constexpr size_t kJitSlots = 1024;
   std::atomic<bool> jitEnabled{false};
-  /// The embedded generic kernels serve keys without another kernel
-  /// (MXGEMM_GENERIC=1 or mxgemm_context_set_generic).
-  std::atomic<bool> genericEnabled{false};
+  /// The embedded generic kernels serve keys without another kernel (on
+  /// by default; off with MXGEMM_GENERIC=0 or mxgemm_context_set_generic).
+  std::atomic<bool> genericEnabled{true};
   std::atomic<const LibraryKernel *> jitTable[kJitSlots] = {};
   std::mutex jitMutex;
   std::vector<std::unique_ptr<LibraryKernel>> jitKernels;
@@ -280,13 +280,27 @@ struct Decision {
   mxgemm_weight_layout wLayout = MXGEMM_WEIGHTS_ROW_MAJOR;
 };
 
+/// The operands whose leading dimension is not their row length.
+struct StridedOperands {
+  /// The first of W and its scales (no kernel takes them strided), and
+  /// the first of X, its scales and Y (a kernel with row strides takes
+  /// them); null when contiguous.
+  const char *weights = nullptr, *activations = nullptr;
+  /// Some leading dimension of X, its scales or Y is above 2^31 - 1: no
+  /// i32 row-stride argument holds it.
+  bool beyondI32 = false;
+};
+
 /// Rule 1: the problem (and, when `tensors` is not null, the five device
-/// pointers) are well formed; every size fits. `stridedOperand` is set to
-/// the first operand whose leading dimension is not its row length (null
-/// if all are contiguous).
+/// pointers) are well formed; every leading dimension is 0 or at least
+/// its row length; every size fits. Fills `strided`.
 mxgemm_status checkArguments(const mxgemm_problem *p,
                              const mxgemm_tensors *tensors, MessageBuilder &msg,
-                             const char *&stridedOperand);
+                             StridedOperands &strided);
+/// The operand a kernel packed as `packing` cannot take strided (null if
+/// it takes the call's operands), for the NOT_CONTIGUOUS message.
+const char *operandNotTaken(const StridedOperands &strided,
+                            const ArgumentPacking &packing);
 /// The device rules: HIP usable and the device a gfx950.
 mxgemm_status checkDevice(Context &ctx, mxgemm_reason &reason,
                           MessageBuilder &msg);

@@ -167,11 +167,13 @@ class Context:
                                                      int(bool(enable))))
 
     def set_generic(self, enable=True):
-        """Generic kernels for this context (mxgemm_context_set_generic;
-        MXGEMM_GENERIC=1 turns them on for every context): a problem no
-        tuned, loaded or JIT kernel serves (E4M3 x E4M3, BF16 out, row-major
-        W, K a multiple of 32) runs on an embedded kernel that takes N and K
-        at run time, Plan.kind == "generic"."""
+        """Generic kernels for this context (mxgemm_context_set_generic).
+        On by default (MXGEMM_GENERIC=0 turns them off for every context):
+        a problem no tuned, loaded or JIT kernel serves (E4M3 x E4M3, BF16
+        out, row-major W, K a multiple of 32) runs on an embedded kernel
+        that takes N and K at run time, Plan.kind == "generic".
+        set_generic(False) gives NotEligible (NO_TUNED_KERNEL /
+        M_OUT_OF_RANGE) instead, for a caller with a faster path."""
         self._check(self._lib.mxgemm_context_set_generic(self._handle,
                                                          int(bool(enable))))
 

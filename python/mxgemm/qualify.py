@@ -510,6 +510,16 @@ class Qualifier:
 
     # -- ineligible cases --------------------------------------------------------
     def ineligible(self, tuned_fam):
+        # The probes check the tuned path's reasons: with generic kernels
+        # on (the default) the first two would be served by a generic
+        # kernel, so they are off for the probes.
+        self.ctx.set_generic(False)
+        try:
+            return self._ineligible(tuned_fam)
+        finally:
+            self.ctx.set_generic(True)
+
+    def _ineligible(self, tuned_fam):
         ctx = self.ctx
         lib = ctx._lib
         n, k = tuned_fam["N"], tuned_fam["K"]

@@ -87,6 +87,7 @@ def test_jit_serves_a_shape_without_a_kernel(tmp_path, monkeypatch):
         pytest.skip("HIP facade not built")
     monkeypatch.setenv("MXGEMM_CACHE_DIR", str(tmp_path / "cache"))
     ctx = mxgemm.Context(hip_library=facade_path())
+    ctx.set_generic(False)  # else a generic kernel serves the key
     off = mxgemm.plan(7, 512, 256, ctx=ctx)
     assert not off.eligible and off.reason == "NO_TUNED_KERNEL"
     ctx.set_jit(True)

@@ -38,6 +38,9 @@ def _w_layout(n, k):
 
 def test_plan_without_hip_explains_shape_rules():
     c = mxgemm.Context(hip_library="/nonexistent/libamdhip64.so")
+    # The tuned path's reasons: a generic kernel (on by default) would take
+    # M = 70000 and then need HIP.
+    c.set_generic(False)
     lay = _w_layout(16384, 1280)
     p = mxgemm.plan(70000, 16384, 1280, ctx=c, w_layout=lay)
     assert not p.eligible and p.reason == "M_OUT_OF_RANGE"
@@ -102,11 +105,13 @@ def test_gemm_on_facade_matches_reference(ctx):
 
 def test_generic_kernel_serves_off_table_shape(ctx):
     """A key without a tuned kernel runs on a generic kernel (N and K at
-    run time) once the context enables them; bit-exact checked by
-    mxgemm-run, here the reference within BF16 rounding."""
-    # Its own context: the session's stays without generic kernels.
+    run time), on by default; set_generic(False) makes it NOT_ELIGIBLE.
+    Bit-exact checked by mxgemm-run, here the reference within BF16
+    rounding."""
+    # Its own context: the session's keeps the default.
     from conftest import facade_path
     c = mxgemm.Context(hip_library=facade_path())
+    c.set_generic(False)
     rng = np.random.default_rng(7)
     m, n, k = 5, 200, 352  # no tuned key, no tile divides N or K
     x, xs = mxgemm.quantize_mx(rng.standard_normal((m, k)).astype(np.float32))
@@ -117,6 +122,7 @@ def test_generic_kernel_serves_off_table_shape(ctx):
     c.set_generic(True)
     p = mxgemm.plan(m, n, k, ctx=c)
     assert p.eligible and p.kind == "generic"
+    assert mxgemm.plan(m, n, k, ctx=ctx).kind == "generic"  # the default
     assert p.entry == "generic_e4m3_e4m3_block32x32_m1_16"
     assert p.num_tiles_n == -(-n // p.tile_n)
     y = mxgemm.gemm(x, xs, w, ws, ctx=c)
@@ -130,8 +136,9 @@ def test_gemm_not_eligible_and_bad_inputs(ctx):
     xs = np.zeros((100, 40), np.uint8)
     w = np.zeros((4224, 1280), np.uint8)  # no tuned kernel for N = 4224
     ws = np.zeros((132, 40), np.uint8)
+    # E5M2 X: no tuned and no generic kernel.
     with pytest.raises(mxgemm.NotEligible) as e:
-        mxgemm.gemm(x, xs, w, ws, ctx=ctx)
+        mxgemm.gemm(x, xs, w, ws, x_format="e5m2", ctx=ctx)
     assert e.value.reason == "NO_TUNED_KERNEL"
     with pytest.raises(mxgemm.InvalidArgument):
         mxgemm.gemm(x, xs[:, :39], w, ws, ctx=ctx)

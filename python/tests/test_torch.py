@@ -396,14 +396,28 @@ def test_linear_takes_mxgemm_when_eligible_and_the_fallback_otherwise(
     ref = _reference_tile(x, xs, w, ws, rows, cols)
     assert torch.equal(_bits(y[rows, cols]), _bits(ref))
     assert torch.equal(_bits(y2[rows, cols]), _bits(ref))
-    # Ineligible: FP32 out, no tuned (N, K) (the runtime serves every M of
-    # 1..65536 for the tuned keys, so M is no longer one of the reasons).
+    # Ineligible: FP32 out, no tuned (N, K) with generic kernels off (the
+    # runtime serves every M of 1..65536 for the tuned keys, so M is no
+    # longer one of the reasons).
     linear(x, xs, w, ws, torch.float32)
     assert mt.last_path()[:3] == ("linear", "fallback", "OUTPUT_TYPE")
     assert mt.last_path().reason == "OUTPUT_TYPE"
-    linear(*_ok_operands(), torch.bfloat16)
+    on_facade.set_generic(False)
+    try:
+        linear(*_ok_operands(), torch.bfloat16)
+    finally:
+        on_facade.set_generic(True)
     assert mt.last_path().reason == "NO_TUNED_KERNEL"
     assert dict(linear.counts) == {"mxgemm": 2, "fallback": 2}
+    # With generic kernels on (the default) the same off-table key runs on
+    # a generic kernel.
+    gx, gxs, gw, gws = _random_operands(43, 64, 96, 128)
+    assert mxgemm.plan(64, 96, 128, ctx=on_facade).kind == "generic"
+    gy = linear(gx, gxs, gw, gws, torch.bfloat16)
+    assert mt.last_path().path == "runtime"
+    gref = _reference_tile(gx, gxs, gw, gws, slice(0, 64), slice(0, 96))
+    assert torch.allclose(gy.float(), gref.float(), rtol=2.0**-7, atol=1e-3)
+    assert dict(linear.counts) == {"mxgemm": 3, "fallback": 2}
     assert dict(linear.fallback_reasons) == {
         "OUTPUT_TYPE": 1, "NO_TUNED_KERNEL": 1}
     assert [c[2] for c in calls] == [torch.float32, torch.bfloat16]

@@ -115,6 +115,21 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     gemmK("k", cl::desc("K, for a generic kernel (its descriptor's K is ?)"),
           cl::value_desc("K"), GEMM_SUBS, cl::cat(category));
+static cl::opt<std::string>
+    ldX("ld-x",
+        cl::desc("leading dimension of X in elements (a kernel with "
+                 "row strides; default K)"),
+        cl::value_desc("N"), GEMM_SUBS, cl::cat(category));
+static cl::opt<std::string>
+    ldXs("ld-xs",
+         cl::desc("leading dimension of the X scales in bytes "
+                  "(default K/32)"),
+         cl::value_desc("N"), GEMM_SUBS, cl::cat(category));
+static cl::opt<std::string>
+    ldY("ld-y",
+        cl::desc("leading dimension of Y in elements (default N); "
+                 "bytes written between rows fail the run"),
+        cl::value_desc("N"), GEMM_SUBS, cl::cat(category));
 static cl::opt<std::string> seed("seed", cl::desc("random seed (default 1)"),
                                  cl::value_desc("S"), GEMM_SUBS,
                                  cl::cat(category));
@@ -268,6 +283,18 @@ static int gemmMode(const CodeObject &co) {
       *out = int64_t(*v);
     }
   for (auto [opt, out] :
+       {std::pair{&ldX, &options.ldX}, std::pair{&ldXs, &options.ldXs},
+        std::pair{&ldY, &options.ldY}})
+    if (opt->getNumOccurrences()) {
+      auto v = parseUnsignedValue(*opt, INT32_MAX, ("--" + opt->ArgStr).str());
+      if (!v || *v == 0)
+        return fail(v ? make_error<LaunchSpecError>("--" + opt->ArgStr.str() +
+                                                    " must be at least 1")
+                      : v.takeError(),
+                    ExitUsage);
+      *out = int64_t(*v);
+    }
+  for (auto [opt, out] :
        {std::pair{&seed, &options.seed}, std::pair{&sample, &options.sample}})
     if (opt->getNumOccurrences()) {
       auto v = parseUnsignedValue(*opt, UINT64_MAX, ("--" + opt->ArgStr).str());
@@ -305,9 +332,17 @@ static int gemmMode(const CodeObject &co) {
     outs() << "sampled " << run->launch.stats.workgroupsRun << " of "
            << run->gridSize << " workgroups, M edge "
            << (check.lastRowWritten ? "covered" : "NOT covered") << "\n";
+  if (ldX.getNumOccurrences() || ldXs.getNumOccurrences() ||
+      ldY.getNumOccurrences())
+    outs() << "row strides: ldX " << run->ldX << ", ldXs " << run->ldXs
+           << ", ldY " << run->ldY << "; " << run->yGapBytesWritten
+           << " bytes written between rows of Y\n";
   if (!run->sampled && check.unwritten)
     return fail(ExitFailure, "the full run left " + Twine(check.unwritten) +
                                  " outputs unwritten");
+  if (run->yGapBytesWritten)
+    return fail(ExitFailure, Twine(run->yGapBytesWritten) +
+                                 " bytes between rows of Y were written");
   return check.mismatches ? int(ExitFailure) : status;
 }
 

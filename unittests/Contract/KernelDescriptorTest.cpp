@@ -124,7 +124,8 @@ TEST(KernelDescriptorTest, EditedDescriptorsAreRefused) {
 }
 
 // A generic kernel (run-time N and K): N and K are "?" in the JSON, the
-// arguments N and K follow M, the grid's tile columns wait for a call's N,
+// arguments N and K follow M, then the row strides of X, its scales and
+// Y, the grid's tile columns wait for a call's N,
 // and the problem rules that need static extents refuse what it cannot do.
 TEST(KernelDescriptorTest, GenericKernelRoundTripsWithItsArguments) {
   GemmProblem p{kDynamicExtent, kDynamicExtent};
@@ -137,11 +138,19 @@ TEST(KernelDescriptorTest, GenericKernelRoundTripsWithItsArguments) {
   EXPECT_EQ(d.grid.forN(1000).numTilesN, 8);
   EXPECT_EQ(*d.grid.forN(1000).numWorkgroups(333), 3 * 8);
   EXPECT_FALSE(d.grid.forN(0).numWorkgroups(1));
-  ASSERT_EQ(d.arguments.size(), 8u);
+  ASSERT_EQ(d.arguments.size(), 11u);
   EXPECT_EQ(d.findArgument("N")->offset, 44u);
   EXPECT_EQ(d.findArgument("K")->offset, 48u);
-  EXPECT_EQ(explicitArgumentBytes(d.arguments), 52u);
-  d.resources.kernargSegmentBytes = 52;
+  EXPECT_EQ(d.findArgument("ldX")->offset, 52u);
+  EXPECT_EQ(d.findArgument("ldXs")->offset, 56u);
+  EXPECT_EQ(d.findArgument("ldY")->offset, 60u);
+  EXPECT_EQ(d.findArgument("ldY")->kind, ArgumentKind::I32);
+  EXPECT_EQ(explicitArgumentBytes(d.arguments), 64u);
+  // A static kernel's ABI is unchanged: no extents, no row strides.
+  EXPECT_EQ(KernelDescriptor::describe("s", {4096, 1280}, c, kGFX950)
+                .arguments.size(),
+            6u);
+  d.resources.kernargSegmentBytes = 64;
   d.codeObjectSha256 = std::string(64, 'a');
   const std::string json = d.toJson();
   EXPECT_NE(json.find("\"n\": \"?\""), std::string::npos);

@@ -30,6 +30,9 @@ TEST(Jit, OneKernelPerKeyHoweverManyThreadsAsk) {
   mxgemm_problem p;
   mxgemm_problem_init(&p, 5, 512, 512);
   mxgemm_plan off;
+  // Generic kernels off: no kernel without JIT (and the log below holds
+  // the JIT's line only).
+  ASSERT_EQ(mxgemm_context_set_generic(c.ctx, 0), MXGEMM_STATUS_OK);
   EXPECT_EQ(mxgemm_query(c.ctx, &p, &off), MXGEMM_STATUS_NOT_ELIGIBLE);
   EXPECT_EQ(off.reason, MXGEMM_REASON_NO_TUNED_KERNEL);
   ASSERT_EQ(mxgemm_context_set_jit(c.ctx, 1), MXGEMM_STATUS_OK);

@@ -256,6 +256,9 @@ struct NotEligibleCase {
 TEST(RuntimeApi, ShapeRulesAreNotEligible) {
   auto options = missingHipOptions();
   ContextGuard g(&options);
+  // The reasons of the tuned path: generic kernels (on by default) would
+  // serve the unknown N, the per-row scales and M above the range.
+  ASSERT_EQ(mxgemm_context_set_generic(g.ctx, 0), MXGEMM_STATUS_OK);
   const NotEligibleCase cases[] = {
       {"f32 output", [](mxgemm_problem &p) { p.out_type = MXGEMM_DTYPE_F32; },
        MXGEMM_REASON_OUTPUT_TYPE, "BF16 only"},
@@ -336,9 +339,15 @@ TEST(RuntimeApi, StrictModeMakesMissingHipAnError) {
   mxgemm_plan plan;
   EXPECT_EQ(query(g.ctx, p, plan), MXGEMM_STATUS_HIP_ERROR);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_HIP_UNAVAILABLE);
-  // Shape rules stay NOT_ELIGIBLE in strict mode: the caller's path runs.
+  // Shape rules stay NOT_ELIGIBLE in strict mode: the caller's path runs
+  // (with generic kernels off; on, M = 100000 has a generic kernel, which
+  // needs HIP).
   p.m = 100000;
+  EXPECT_EQ(query(g.ctx, p, plan), MXGEMM_STATUS_HIP_ERROR);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_HIP_UNAVAILABLE);
+  ASSERT_EQ(mxgemm_context_set_generic(g.ctx, 0), MXGEMM_STATUS_OK);
   EXPECT_EQ(query(g.ctx, p, plan), MXGEMM_STATUS_NOT_ELIGIBLE);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_M_OUT_OF_RANGE);
 }
 
 TEST(RuntimeApi, InternalErrorsDoNotCrossTheBoundary) {

@@ -61,15 +61,17 @@ TEST(RuntimeFacade, PlansForEveryFamily) {
   EXPECT_EQ(minor, 5);
 }
 
-// A key without a tuned kernel: NOT_ELIGIBLE until generic kernels are on,
-// then the generic kernel of its M range, with ceil(N / tile_n) tile
-// columns from the call's N; packed W and E5M2 X still have no kernel.
+// A key without a tuned kernel: served by default by the generic kernel of
+// its M range, with ceil(N / tile_n) tile columns from the call's N;
+// NOT_ELIGIBLE with generic kernels off; packed W and E5M2 X still have
+// no kernel.
 TEST(RuntimeFacade, GenericServesOffTableKeys) {
   REQUIRE_FACADE();
   Context c;
   mxgemm_problem p;
   mxgemm_problem_init(&p, 40, 1000, 992);
   mxgemm_plan plan;
+  ASSERT_EQ(mxgemm_context_set_generic(c.ctx, 0), MXGEMM_STATUS_OK);
   ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_NO_TUNED_KERNEL);
   ASSERT_EQ(mxgemm_context_set_generic(c.ctx, 1), MXGEMM_STATUS_OK);
@@ -89,6 +91,133 @@ TEST(RuntimeFacade, GenericServesOffTableKeys) {
   ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_NO_TUNED_KERNEL);
 }
+/// Launches `prob` with X, its scales and Y as views (rows ldX, ldXs and
+/// ldY apart; the gaps of X and its scales hold NaN bytes, those of Y a
+/// sentinel) and only `workgroups` executed: those tiles must be bit-exact
+/// against the reference on the contiguous operands, every other element
+/// and every gap byte of Y untouched.
+void runViews(mxgemm_context *ctx, const Problem &prob, int64_t ldX,
+              int64_t ldXs, int64_t ldY, const std::vector<uint32_t> &wgs,
+              mxgemm_plan &plan) {
+  const int64_t m = prob.p.m, n = prob.p.n, k = prob.p.k;
+  std::vector<uint8_t> xh(size_t(m * ldX), 0x7f), xsh(size_t(m * ldXs), 0xff);
+  for (int64_t r = 0; r < m; ++r) {
+    std::memcpy(&xh[size_t(r * ldX)], &prob.x.data[size_t(r * k)], size_t(k));
+    std::memcpy(&xsh[size_t(r * ldXs)], &prob.x.scales[size_t(r * k / 32)],
+                size_t(k / 32));
+  }
+  DeviceBuffer x(ctx, xh), xs(ctx, xsh), w(ctx, prob.w.data),
+      ws(ctx, prob.w.scales);
+  const size_t yBytes = size_t(m * ldY * 2);
+  DeviceBuffer y(ctx, yBytes);
+  ASSERT_EQ(mxgemm_device_memset(ctx, y.ptr, 0xff, yBytes), MXGEMM_STATUS_OK);
+  mxgemm_problem p = prob.p;
+  p.ld_x = ldX, p.ld_xs = ldXs, p.ld_y = ldY;
+  mxgemm_tensors t{x.ptr, xs.ptr, w.ptr, ws.ptr, y.ptr};
+  std::string list;
+  for (uint32_t wg : wgs)
+    list += (list.empty() ? "" : ",") + std::to_string(wg);
+  ::setenv("MXGEMM_EMU_WORKGROUPS", list.c_str(), 1);
+  ASSERT_EQ(mxgemm_gemm(ctx, &p, &t, nullptr, &plan), MXGEMM_STATUS_OK)
+      << plan.message;
+  ASSERT_EQ(mxgemm_synchronize(ctx, nullptr), MXGEMM_STATUS_OK);
+  ::unsetenv("MXGEMM_EMU_WORKGROUPS");
+  std::vector<uint16_t> got(size_t(m * ldY));
+  ASSERT_EQ(mxgemm_copy_to_host(ctx, got.data(), y.ptr, yBytes),
+            MXGEMM_STATUS_OK);
+  std::vector<nx::OutputRegion> tiles;
+  for (uint32_t wg : wgs) {
+    int64_t row, col;
+    ASSERT_EQ(mxgemm_plan_workgroup_tile(&plan, wg, &row, &col),
+              MXGEMM_STATUS_OK);
+    tiles.push_back({row, std::min<int64_t>(row + plan.program_tile_m, m), col,
+                     std::min<int64_t>(col + plan.tile_n, n)});
+  }
+  std::vector<uint16_t> want(size_t(m * n), 0xffff);
+  nx::ReferenceOptions ro;
+  ro.kStep = int(plan.k_step);
+  nx::referenceGemmTiles(prob.operands(), tiles, nx::OutputType::BF16,
+                         want.data(), ro);
+  size_t mismatches = 0, computed = 0, gapWrites = 0;
+  for (int64_t r = 0; r < m; ++r) {
+    for (int64_t c = 0; c < n; ++c) {
+      const uint16_t g = got[size_t(r * ldY + c)], e = want[size_t(r * n + c)];
+      computed += e != 0xffff;
+      if (g != e && mismatches++ < 5)
+        ADD_FAILURE() << "Y[" << r << "][" << c << "] = 0x" << std::hex << g
+                      << ", want 0x" << e;
+    }
+    for (int64_t c = n; c < ldY; ++c)
+      gapWrites += got[size_t(r * ldY + c)] != 0xffff;
+  }
+  EXPECT_EQ(mismatches, 0u);
+  EXPECT_EQ(gapWrites, 0u) << "elements written between rows of Y";
+  EXPECT_GT(computed, 0u);
+}
+
+// Views of X, its scales and Y (vLLM-style callers pass slices): a generic
+// kernel serves them, with the leading dimensions as its row strides, even
+// for a key with a tuned kernel (which stays contiguous-only); strided W
+// and views with generic kernels off are NOT_CONTIGUOUS.
+TEST(RuntimeFacade, GenericKernelTakesViewsOfXAndY) {
+  REQUIRE_FACADE();
+  Context c;
+  mxgemm_plan plan;
+  // An off-table key: odd N, K with a tail; every workgroup.
+  Problem odd(37, 99, 320, 5);
+  runViews(c.ctx, odd, 320 + 64, 10 + 3, 99 + 8, {0, 1}, plan);
+  EXPECT_EQ(plan.kind, MXGEMM_PLAN_KIND_GENERIC);
+  EXPECT_STREQ(plan.entry, "generic_e4m3_e4m3_block32x32_m17_64");
+  EXPECT_EQ(plan.grid_x, 2u);
+
+  // shared_down (N = 5120, K = 1152) has a tuned kernel for M = 7; with
+  // views the generic one serves (the first, a middle and the last tile).
+  Problem tuned(7, 5120, 1152, 9);
+  ASSERT_EQ(mxgemm_query(c.ctx, &tuned.p, &plan), MXGEMM_STATUS_OK);
+  EXPECT_EQ(plan.kind, MXGEMM_PLAN_KIND_EMBEDDED);
+  runViews(c.ctx, tuned, 1152 + 32, 36 + 1, 5120 + 8, {0, 40, 79}, plan);
+  EXPECT_EQ(plan.kind, MXGEMM_PLAN_KIND_GENERIC);
+  EXPECT_STREQ(plan.entry, "generic_e4m3_e4m3_block32x32_m1_16");
+
+  // Only Y a view: still the generic kernel.
+  mxgemm_problem p = tuned.p;
+  p.ld_y = 5121;
+  ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_OK) << plan.message;
+  EXPECT_EQ(plan.kind, MXGEMM_PLAN_KIND_GENERIC);
+  // Strided W or W scales: no kernel takes them.
+  p = tuned.p;
+  p.ld_w = 1152 + 32;
+  ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_NOT_CONTIGUOUS);
+  EXPECT_NE(std::strstr(plan.message, "W is not contiguous"), nullptr)
+      << plan.message;
+  p = tuned.p;
+  p.ld_ws = 40;
+  p.ld_x = 2048;
+  ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
+  EXPECT_NE(std::strstr(plan.message, "Ws is not contiguous"), nullptr)
+      << plan.message;
+  // A leading dimension no i32 argument holds.
+  p = tuned.p;
+  p.ld_x = int64_t(1) << 31;
+  ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_NOT_CONTIGUOUS);
+  EXPECT_NE(std::strstr(plan.message, "up to 2^31 - 1"), nullptr)
+      << plan.message;
+  // Smaller than the row: a bad argument.
+  p = tuned.p;
+  p.ld_y = 5119;
+  EXPECT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_INVALID_ARGUMENT);
+  // Generic kernels off: views are not eligible, with the reason.
+  ASSERT_EQ(mxgemm_context_set_generic(c.ctx, 0), MXGEMM_STATUS_OK);
+  p = tuned.p;
+  p.ld_xs = 37;
+  ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
+  EXPECT_EQ(plan.reason, MXGEMM_REASON_NOT_CONTIGUOUS);
+  EXPECT_NE(std::strstr(plan.message, "Xs is not contiguous"), nullptr);
+  EXPECT_NE(std::strstr(plan.message, "they are off"), nullptr) << plan.message;
+}
+
 TEST(RuntimeFacade, GemmMatchesReferenceOnSampledWorkgroups) {
   REQUIRE_FACADE();
   Context c;
@@ -234,8 +363,11 @@ TEST(RuntimeFacade, ManyThreadsShareOneContext) {
         // fused_qkv's kernel reads panels, index_query's row-major W.
         if (p.n == 1792)
           p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
-        mxgemm_status want =
-            m <= 65536 ? MXGEMM_STATUS_OK : MXGEMM_STATUS_NOT_ELIGIBLE;
+        // Above 65536 the row-major key is served by a generic kernel;
+        // the panel key has none (generic kernels read row-major W).
+        mxgemm_status want = m <= 65536 || p.n == 4096
+                                 ? MXGEMM_STATUS_OK
+                                 : MXGEMM_STATUS_NOT_ELIGIBLE;
         failures[t] += mxgemm_query(c.ctx, &p, &plan) != want;
         if (i % 4 == 0 && p.n == 1792) {
           mxgemm_tensors tens{x.ptr, xs.ptr, w.ptr, ws.ptr, ys[0]->ptr};

@@ -127,12 +127,12 @@ TEST(ArgumentPacking, DescriptorsTheRuntimeCannotServe) {
   EXPECT_EQ(packing.slots[5].source, ArgumentPacking::Source::M);
 
   d = descriptor();
-  d.arguments.push_back({"LdX", contract::ArgumentKind::I32, 44, 4});
+  d.arguments.push_back({"Stride", contract::ArgumentKind::I32, 44, 4});
   d.resources.kernargSegmentBytes = 48;
   auto e = ArgumentPacking::build(d, packing);
   ASSERT_TRUE(e);
-  EXPECT_EQ(*e, "kernel argument 'LdX' is not one this runtime passes (X, Xs, "
-                "W, Ws, Y, M, N, K, Work, Phase)");
+  EXPECT_EQ(*e, "kernel argument 'Stride' is not one this runtime passes (X, "
+                "Xs, W, Ws, Y, M, N, K, ldX, ldXs, ldY, Work, Phase)");
 
   // A generic kernel's N and K (docs/Design.md section 4) are passed.
   d = descriptor();
@@ -144,6 +144,26 @@ TEST(ArgumentPacking, DescriptorsTheRuntimeCannotServe) {
   EXPECT_EQ(packing.slots[6].source, ArgumentPacking::Source::N);
   EXPECT_EQ(packing.slots[7].source, ArgumentPacking::Source::K);
   EXPECT_EQ(packing.slots[7].offset, 48u);
+  EXPECT_FALSE(packing.rowStrides);
+
+  // Its row strides: all three are passed, or the kernel is refused.
+  for (const char *name : {"ldX", "ldXs", "ldY"}) {
+    d.arguments.push_back({name, contract::ArgumentKind::I32,
+                           uint32_t(d.resources.kernargSegmentBytes), 4});
+    d.resources.kernargSegmentBytes += 4;
+    e = ArgumentPacking::build(d, packing);
+    if (std::string(name) != "ldY") {
+      ASSERT_TRUE(e) << name;
+      EXPECT_EQ(*e, "the kernel takes some of the row strides ldX, ldXs and "
+                    "ldY but not all three");
+    }
+  }
+  ASSERT_FALSE(ArgumentPacking::build(d, packing));
+  EXPECT_EQ(packing.count, 11u);
+  EXPECT_TRUE(packing.rowStrides);
+  EXPECT_EQ(packing.slots[8].source, ArgumentPacking::Source::LdX);
+  EXPECT_EQ(packing.slots[10].source, ArgumentPacking::Source::LdY);
+  EXPECT_EQ(packing.slots[10].offset, 60u);
 
   // A workspace argument on a kernel that does not split K.
   d = descriptor();
@@ -169,7 +189,7 @@ TEST(ArgumentPacking, DescriptorsTheRuntimeCannotServe) {
   EXPECT_NE(e->find("kernarg segment (-1 bytes)"), std::string::npos) << *e;
 
   d = descriptor();
-  for (int i = 0; i < 5; ++i) // 11 arguments, 10 slots
+  for (int i = 0; i < 8; ++i) // 14 arguments, 13 slots
     d.arguments.push_back(d.arguments[0]);
   e = ArgumentPacking::build(d, packing);
   ASSERT_TRUE(e);

@@ -212,6 +212,8 @@ TEST(RuntimeLifecycle, TooManyContextsIsAMessage) {
 
 TEST(RuntimeLifecycle, GemmWithoutAPlanSetsTheLastError) {
   mxgemm_context *ctx = create();
+  // M above the tuned range is NOT_ELIGIBLE with generic kernels off.
+  ASSERT_EQ(mxgemm_context_set_generic(ctx, 0), MXGEMM_STATUS_OK);
   alignas(16) static char buf[64];
   mxgemm_tensors t{buf, buf, buf, buf, buf};
   // NOT_ELIGIBLE: the reason is only in the last error.
@@ -249,6 +251,9 @@ TEST(RuntimeLifecycle, GemmWithoutAPlanSetsTheLastError) {
 
 TEST(RuntimeLifecycle, EveryFailingCallSetsTheLastError) {
   mxgemm_context *ctx = create();
+  // Unknown N and M above the range are NOT_ELIGIBLE with generic kernels
+  // off.
+  ASSERT_EQ(mxgemm_context_set_generic(ctx, 0), MXGEMM_STATUS_OK);
   mxgemm_problem p = tunedProblem();
   mxgemm_plan plan, okPlan{};
   size_t bytes;

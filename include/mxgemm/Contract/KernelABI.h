@@ -48,13 +48,17 @@ struct KernelArgument {
 /// Argument names (the descriptor's `arguments[].name`).
 inline constexpr std::string_view kArgX = "X", kArgXScales = "Xs", kArgW = "W",
                                   kArgWScales = "Ws", kArgY = "Y", kArgM = "M",
-                                  kArgN = "N", kArgK = "K",
+                                  kArgN = "N", kArgK = "K", kArgLdX = "ldX",
+                                  kArgLdXScales = "ldXs", kArgLdY = "ldY",
                                   kArgWorkspace = "Work", kArgPhase = "Phase";
 
 /// The explicit arguments of the kernel of `problem` built with `config`:
 /// X, Xs, W, Ws, Y (global pointers, 8 bytes each) then M (i32), each at
 /// the next offset aligned to its size; a generic kernel (dynamic N or K)
-/// then takes N and K (i32 both); a split-K kernel then takes Work
+/// then takes N and K, then the row strides ldX (elements of X per row),
+/// ldXs (scale bytes per X row) and ldY (elements of Y per row) (i32 all;
+/// W and its scales stay contiguous, as weights are); a split-K kernel
+/// then takes Work
 /// (the FP32 workspace, global pointer) and Phase (i32: 0 computes the
 /// segment partials, 1 adds them into Y).
 std::vector<KernelArgument> kernelArguments(const GemmProblem &problem,

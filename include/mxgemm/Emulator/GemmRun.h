@@ -26,6 +26,12 @@ struct GemmRunOptions {
   /// "?"); 0 takes the descriptor's. A static extent given here must equal
   /// the kernel's.
   int64_t n = 0, k = 0;
+  /// Leading dimensions of X (elements), its scales (bytes) and Y
+  /// (elements), for a kernel that takes row strides (a generic kernel);
+  /// 0 is the row length. The gaps past each row are filled with poison
+  /// (X, Xs) or the sentinel (Y); a Y gap byte the kernel writes is
+  /// counted in GemmRunResult::yGapBytesWritten.
+  int64_t ldX = 0, ldXs = 0, ldY = 0;
   uint64_t seed = 1;
   /// Workgroups to run: all (0), or about `sample` spread evenly plus every
   /// workgroup of the last tile row's first, middle and last column.
@@ -52,6 +58,10 @@ struct GemmRunResult {
   bool sampled = false;
   /// True if W was packed into MFMA panels for the kernel.
   bool packedWeights = false;
+  /// The row strides passed (the row lengths when contiguous), and the
+  /// bytes of Y between rows that the kernel wrote (must be 0).
+  int64_t ldX = 0, ldXs = 0, ldY = 0;
+  uint64_t yGapBytesWritten = 0;
 };
 
 /// Runs kernel `descriptor.kernel` of `object` for `options.m` rows.

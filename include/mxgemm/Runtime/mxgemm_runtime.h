@@ -368,12 +368,14 @@ MXGEMM_API mxgemm_status mxgemm_context_set_jit(mxgemm_context *context,
    1..16, 17..64, 65..2^31-1). When on, a problem with no tuned, loaded or
    JIT kernel (shape rules met) runs on the generic kernel of its formats
    and M: plan.kind MXGEMM_PLAN_KIND_GENERIC, plan.entry its name. A JIT
-   failure falls back to it too. Off by default (the caller's own path may
-   be faster than a generic kernel; NOT_ELIGIBLE says "use it"); on for
-   every context when the environment has MXGEMM_GENERIC=1 at
-   mxgemm_context_create, or per context with
-   mxgemm_context_set_generic(ctx, 1). With MXGEMM_LOG_UNTUNED=FILE each
-   key a generic kernel serves is appended to FILE once per process. */
+   failure falls back to it too. On by default, so every MXFP8 GEMM on
+   gfx950 with K a multiple of 32 gets a correct kernel with no compiler in
+   the process. A caller whose own path is faster than a generic kernel
+   turns them off (NOT_ELIGIBLE then says "use it"): for every context
+   with MXGEMM_GENERIC=0 in the environment at mxgemm_context_create, or
+   per context with mxgemm_context_set_generic(ctx, 0) (1 turns them back
+   on). With MXGEMM_LOG_UNTUNED=FILE each key a generic kernel serves is
+   appended to FILE once per process. */
 MXGEMM_API mxgemm_status mxgemm_context_set_generic(mxgemm_context *context,
                                                     int enable);
 

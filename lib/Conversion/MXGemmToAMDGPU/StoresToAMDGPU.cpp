@@ -42,7 +42,11 @@ public:
     Value nSize = adaptor.getNSize();
     const int64_t n = nSize ? 0 : int64_t(*op.getN());
     MfmaEmitter e(b, loc, nonK);
-    auto mulN = [&](Value v) { return nSize ? e.mul(v, nSize) : e.mul(v, n); };
+    // Y may be a view (a generic kernel's row stride): rows ldY apart.
+    Value ldY = adaptor.getYRowStride();
+    auto mulN = [&](Value v) {
+      return ldY ? e.mul(v, ldY) : nSize ? e.mul(v, nSize) : e.mul(v, n);
+    };
     auto nIndex = [&]() { return nSize ? nSize : e.idx(n); };
     Type outElem = cast<MemRefType>(op.getY().getType()).getElementType();
     auto quadType = VectorType::get({4}, outElem);

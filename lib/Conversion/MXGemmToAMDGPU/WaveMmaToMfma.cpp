@@ -80,13 +80,18 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   auto mulKBlocks = [&](Value v) {
     return kSize ? e.mul(v, kBlocksSize) : e.mul(v, kBlocks);
   };
+  // X and its scales may be views (a generic kernel's row strides); W and
+  // its scales are contiguous.
+  Value ldX = adaptor.getXRowStride(), ldXs = adaptor.getXsRowStride();
+  auto mulLdX = [&](Value v) { return ldX ? e.mul(v, ldX) : mulK(v); };
+  auto mulLdXs = [&](Value v) { return ldXs ? e.mul(v, ldXs) : mulKBlocks(v); };
   SmallVector<Value> xRowBase, xsRowBase, wRowBase, wsRowBase, wPanelBase;
   const int64_t panelsPerBlock = k / ::mxgemm::contract::panelKStep(nonK);
   for (int64_t i = 0; i < blocksM; ++i) {
     Value row = e.add(e.add(adaptor.getRow0(), i * nonK), e.coords.r);
     row = arith::MinUIOp::create(b, loc, row, lastRow);
-    xRowBase.push_back(mulK(row));
-    xsRowBase.push_back(mulKBlocks(row));
+    xRowBase.push_back(mulLdX(row));
+    xsRowBase.push_back(mulLdXs(row));
   }
   // Columns past N (in a partial last tile column) re-read row N - 1 of W
   // and its scales: in bounds, never stored. A run-time N is always

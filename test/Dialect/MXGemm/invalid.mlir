@@ -596,6 +596,33 @@ func.func @mma_sizes_panels(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU
 
 // -----
 
+// Row strides (views of X, its scales and Y) are for generic kernels only.
+func.func @mma_strides_static(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
+                              %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
+                              %acc: vector<16xf32>, %i: index) -> vector<16xf32> {
+  // expected-error @+1 {{row strides are for generic kernels (sizes(N, K))}}
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i] row_strides(%i, %i)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 128 : i64, k = 256 : i64,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
+        memref<8xf8E8M0FNU>, vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// -----
+
+func.func @store_stride_static(%acc: vector<16xf32>, %y: memref<1024xbf16>, %i: index) {
+  // expected-error @+1 {{a row stride is for generic kernels (the n operand)}}
+  mxgemm.store_tile %acc, %y [%i, %i, %i] row_stride(%i)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       n = 32 : i64}
+      : vector<16xf32>, memref<1024xbf16>
+  return
+}
+
+// -----
+
 func.func @store_no_n(%acc: vector<16xf32>, %y: memref<1024xbf16>, %i: index) {
   // expected-error @+1 {{needs exactly one of the n attribute (static N) and the n operand (dynamic N)}}
   mxgemm.store_tile %acc, %y [%i, %i, %i]

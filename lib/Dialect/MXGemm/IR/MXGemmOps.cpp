@@ -159,6 +159,11 @@ LogicalResult WaveMmaOp::verify() {
   if (getKSize() && (getXTile() || getWTile() || getWPanels()))
     return emitOpError("run-time sizes need both operands loaded directly "
                        "(only there are N and K edges masked)");
+  if (bool(getXRowStride()) != bool(getXsRowStride()))
+    return emitOpError("row_strides gives both the X and the X-scale row "
+                       "stride");
+  if (getXRowStride() && !getKSize())
+    return emitOpError("row strides are for generic kernels (sizes(N, K))");
   if (getK() && *getK() % getTileK() != 0 &&
       (getXTile() || getWTile() || getWPanels()))
     return emitOpError("k (")
@@ -207,6 +212,8 @@ LogicalResult StoreTileOp::verify() {
   if (getN().has_value() == bool(getNSize()))
     return emitOpError("needs exactly one of the n attribute (static N) and "
                        "the n operand (dynamic N)");
+  if (getYRowStride() && !getNSize())
+    return emitOpError("a row stride is for generic kernels (the n operand)");
   if (!getStaging())
     return success();
   if (getNSize())

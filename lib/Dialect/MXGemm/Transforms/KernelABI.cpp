@@ -46,7 +46,10 @@ KernelSignature mxgemm::getKernelSignature(MLIRContext *ctx,
     else if (arg.name == contract::kArgY)
       type = flat(kRuntimeSizedExtent, yElem);
     else if (arg.name == contract::kArgM || arg.name == contract::kArgPhase ||
-             arg.name == contract::kArgN || arg.name == contract::kArgK)
+             arg.name == contract::kArgN || arg.name == contract::kArgK ||
+             arg.name == contract::kArgLdX ||
+             arg.name == contract::kArgLdXScales ||
+             arg.name == contract::kArgLdY)
       type = b.getI32Type();
     else if (arg.name == contract::kArgWorkspace)
       type = flat(kRuntimeSizedExtent, b.getF32Type());

@@ -214,16 +214,23 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   Value m = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), mI32);
   // A generic kernel's N and K: the arguments after M (a static one of the
   // two is a constant), passed to every op that needs them at run time.
-  Value nSize, kSize;
+  // Then the row strides of X, its scales and Y (views of activations).
+  Value nSize, kSize, ldX, ldXs, ldY;
   if (problem.isGeneric()) {
-    auto extent = [&](int64_t staticValue, unsigned arg) -> Value {
-      if (staticValue != ::mxgemm::contract::kDynamicExtent)
-        return cst(staticValue);
+    auto index = [&](unsigned arg) -> Value {
       return arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
                                           body.getArgument(arg));
     };
+    auto extent = [&](int64_t staticValue, unsigned arg) -> Value {
+      if (staticValue != ::mxgemm::contract::kDynamicExtent)
+        return cst(staticValue);
+      return index(arg);
+    };
     nSize = extent(n, 6);
     kSize = extent(k, 7);
+    ldX = index(8);
+    ldXs = index(9);
+    ldY = index(10);
   }
   Value numTilesM = arith::CeilDivUIOp::create(b, loc, m, cst(progTileM));
   const int64_t numTilesN = nSize ? 0 : llvm::divideCeil(n, config.getTileN());
@@ -293,7 +300,8 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
       k0 = arith::AddIOp::create(b, loc, kOrigin, k0);
     Value next = WaveMmaOp::create(
         b, loc, accType, x, xs, w, ws, acc, row0, col0, k0, m, nSize, kSize,
-        /*x_tile=*/Value(), /*w_tile=*/Value(), /*xor_swizzle=*/UnitAttr(),
+        ldX, ldXs, /*x_tile=*/Value(), /*w_tile=*/Value(),
+        /*xor_swizzle=*/UnitAttr(),
         /*w_panels=*/UnitAttr(), /*pingpong_pending=*/IntegerAttr(),
         MfmaShapeAttr::get(ctx, config.getMfma()), b.getI64IntegerAttr(waveM),
         b.getI64IntegerAttr(waveN), b.getI64IntegerAttr(config.getTileK()),
@@ -301,7 +309,7 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     scf::YieldOp::create(b, loc, next);
   }
   StoreTileOp::create(b, loc, kLoop.getResult(0), out, outRow0, col0, outRows,
-                      nSize, /*staging=*/Value(),
+                      nSize, ldY, /*staging=*/Value(),
                       MfmaShapeAttr::get(ctx, config.getMfma()),
                       b.getI64IntegerAttr(waveM), b.getI64IntegerAttr(waveN),
                       nSize ? IntegerAttr() : b.getI64IntegerAttr(n));

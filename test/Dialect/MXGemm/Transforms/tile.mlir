@@ -60,20 +60,25 @@ func.func @split_16x16(%x: memref<?x4096xf8E5M2>, %xs: memref<?x128xf8E8M0FNU>,
 
 // -----
 
-// A generic kernel (dynamic N and K): N and K are i32 arguments after M; the
-// tile columns, the K loop's bound and the MMA and store sizes are the
-// run-time values; W and its scales are runtime-sized like X.
+// A generic kernel (dynamic N and K): N and K are i32 arguments after M,
+// then the row strides of X, its scales and Y; the tile columns, the K
+// loop's bound and the MMA and store sizes are the run-time values, the
+// MMA's X rows and the store's Y rows are the strides apart; W and its
+// scales are runtime-sized like X.
 // CHECK-LABEL: gpu.func @generic(
-// CHECK-SAME: %[[W:[^:]+]]: memref<1099511627776xf8E4M3FN>, %[[WS:[^:]+]]: memref<1099511627776xf8E8M0FNU>, %[[Y:[^:]+]]: memref<1099511627776xbf16>, %[[M32:[^:]+]]: i32, %[[N32:[^:]+]]: i32, %[[K32:[^:]+]]: i32) kernel
+// CHECK-SAME: %[[W:[^:]+]]: memref<1099511627776xf8E4M3FN>, %[[WS:[^:]+]]: memref<1099511627776xf8E8M0FNU>, %[[Y:[^:]+]]: memref<1099511627776xbf16>, %[[M32:[^:]+]]: i32, %[[N32:[^:]+]]: i32, %[[K32:[^:]+]]: i32, %[[LDX32:[^:]+]]: i32, %[[LDXS32:[^:]+]]: i32, %[[LDY32:[^:]+]]: i32) kernel
 // CHECK-SAME: mxgemm.problem = {k = "?", n = "?", out_type = "bf16", w_format = "e4m3", w_scale = "per_row", x_format = "e4m3"}
 // CHECK: %[[M:.+]] = arith.index_castui %[[M32]] : i32 to index
 // CHECK: %[[N:.+]] = arith.index_castui %[[N32]] : i32 to index
 // CHECK: %[[K:.+]] = arith.index_castui %[[K32]] : i32 to index
+// CHECK: %[[LDX:.+]] = arith.index_castui %[[LDX32]] : i32 to index
+// CHECK: %[[LDXS:.+]] = arith.index_castui %[[LDXS32]] : i32 to index
+// CHECK: %[[LDY:.+]] = arith.index_castui %[[LDY32]] : i32 to index
 // CHECK: %[[TILES_N:.+]] = arith.ceildivui %[[N]], %{{.+}} : index
 // CHECK: mxgemm.program_tile %{{.+}}, %{{.+}} num_tiles_n(%[[TILES_N]]) {group_m = 1 : i64, group_n = 0 : i64, num_xcds = 8 : i64, xcd_remap = false}
 // CHECK: scf.for %{{.+}} = %{{.+}} to %[[K]] step
-// CHECK: mxgemm.wave_mma {{.+}} sizes(%[[N]], %[[K]]) {mfma = #mxgemm<mfma m16n16k128>, tile_k = 256 : i64, w_scale = #mxgemm.w_scale<per_row>, wave_m = 16 : i64, wave_n = 16 : i64}
-// CHECK: mxgemm.store_tile %{{.+}}, %[[Y]][%{{.+}}, %{{.+}}, %[[M]]] n(%[[N]]) {mfma = #mxgemm<mfma m16n16k128>, wave_m = 16 : i64, wave_n = 16 : i64}
+// CHECK: mxgemm.wave_mma {{.+}} sizes(%[[N]], %[[K]]) row_strides(%[[LDX]], %[[LDXS]]) {mfma = #mxgemm<mfma m16n16k128>, tile_k = 256 : i64, w_scale = #mxgemm.w_scale<per_row>, wave_m = 16 : i64, wave_n = 16 : i64}
+// CHECK: mxgemm.store_tile %{{.+}}, %[[Y]][%{{.+}}, %{{.+}}, %[[M]]] n(%[[N]]) row_stride(%[[LDY]]) {mfma = #mxgemm<mfma m16n16k128>, wave_m = 16 : i64, wave_n = 16 : i64}
 func.func @generic(%x: memref<?x?xf8E4M3FN>, %xs: memref<?x?xf8E8M0FNU>,
                    %w: memref<?x?xf8E4M3FN>, %ws: memref<?x?xf8E8M0FNU>,
                    %y: memref<?x?xbf16>) {

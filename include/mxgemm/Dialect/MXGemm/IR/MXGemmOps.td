@@ -239,7 +239,11 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     In a generic kernel (dynamic N or K, direct loads only) the `k`
     attribute is absent and `sizes(%n, %k)` gives N and K at run time: W
     rows are always clamped to N - 1 and every load is masked at K (the K
-    tail rule above), since any N and K may come.
+    tail rule above), since any N and K may come. `row_strides(%ldx,
+    %ldxs)` (generic kernels only) gives the distance between X rows in
+    elements and between X-scale rows in bytes, for X passed as a view;
+    without it rows are K and K / 32 apart. W and its scales are always
+    contiguous.
 
     `convert-mxgemm-to-amdgpu` turns the op into operand loads and
     `amdgpu.scaled_mfma` (`v_mfma_scale_f32_32x32x64_f8f6f4` /
@@ -261,6 +265,8 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
                    VectorOfRankAndType<[1], [F32]>:$acc,
                    Index:$row0, Index:$col0, Index:$k0, Index:$m,
                    Optional<Index>:$n_size, Optional<Index>:$k_size,
+                   Optional<Index>:$x_row_stride,
+                   Optional<Index>:$xs_row_stride,
                    Optional<MXGemm_LdsTile>:$x_tile,
                    Optional<MXGemm_LdsTile>:$w_tile,
                    UnitAttr:$xor_swizzle,
@@ -277,6 +283,7 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     $x `,` $x_scales `,` $w `,` $w_scales `,` $acc
     `[` $row0 `,` $col0 `,` $k0 `,` $m `]`
     (`sizes` `(` $n_size^ `,` $k_size `)`)?
+    (`row_strides` `(` $x_row_stride^ `,` $xs_row_stride `)`)?
     (`x_tile` `(` $x_tile^ `:` type($x_tile) `)`)?
     (`w_tile` `(` $w_tile^ `:` type($w_tile) `)`)? attr-dict `:`
     type($x) `,` type($x_scales) `,` type($w) `,` type($w_scales) `,` type($acc)
@@ -421,7 +428,9 @@ def MXGemm_StoreTileOp : MXGemm_Op<"store_tile", [AttrSizedOperandSegments]> {
 
     In a generic kernel (dynamic N) the `n` attribute is absent and the
     runtime operand `n(%n)` gives N; such stores are never staged, and a
-    wave tile reaching past N stores element by element.
+    wave tile reaching past N stores element by element. `row_stride(%ldy)`
+    (generic kernels only) gives the distance between output rows in
+    elements, for Y passed as a view; without it rows are N apart.
 
     Example:
 
@@ -437,6 +446,7 @@ def MXGemm_StoreTileOp : MXGemm_Op<"store_tile", [AttrSizedOperandSegments]> {
                    Arg<MXGemm_FlatOutMemref, "output", [MemWrite]>:$y,
                    Index:$row0, Index:$col0, Index:$m,
                    Optional<Index>:$n_size,
+                   Optional<Index>:$y_row_stride,
                    Optional<MemRefRankOf<[BF16, F32], [3]>>:$staging,
                    MXGemm_MfmaShapeAttr:$mfma,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_m,
@@ -445,6 +455,7 @@ def MXGemm_StoreTileOp : MXGemm_Op<"store_tile", [AttrSizedOperandSegments]> {
   let assemblyFormat = [{
     $acc `,` $y `[` $row0 `,` $col0 `,` $m `]`
     (`n` `(` $n_size^ `)`)?
+    (`row_stride` `(` $y_row_stride^ `)`)?
     (`staging` `(` $staging^ `:` type($staging) `)`)? attr-dict `:`
     type($acc) `,` type($y)
   }];
