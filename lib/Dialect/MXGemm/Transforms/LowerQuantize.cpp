@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxgemm/Dialect/MXGemm/Transforms/DataKernel.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
 #include "mxgemm/Numerics/MXNumerics.h"
@@ -59,15 +60,6 @@ FP8Encoding getEncoding(Type element) {
   if (isa<Float8E4M3FNType>(element))
     return {3, -6, 8, 0x7e, 0x7f, 0x7e};
   return {2, -14, 15, 0x7b, 0x7e, 0x7c};
-}
-
-gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module) {
-  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                  b.getUnitAttr());
-  return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
 }
 
 /// Shared exponent of a block with finite amax bits `amax`:
@@ -613,15 +605,9 @@ struct MXGemmLowerQuantizePass
   }
 
   LogicalResult lower(QuantizeOp op) {
-    ModuleOp module = getOperation();
-    auto func = op->getParentOfType<func::FuncOp>();
-    if (!func || func->getParentOp() != module)
-      return op.emitOpError("must be inside a top-level func.func");
-    for (Operation &other : func.getBody().front())
-      if (&other != op.getOperation() && !isa<func::ReturnOp>(other))
-        return other.emitOpError("cannot be compiled into an mxgemm kernel: "
-                                 "the function must contain only one "
-                                 "mxgemm.quantize");
+    func::FuncOp func = getDataKernelFunction(op, getOperation());
+    if (!func)
+      return failure();
     MLIRContext *ctx = &getContext();
     Type inElem = op.getInput().getType().getElementType();
     Type codeElem = op.getCodes().getType().getElementType();
@@ -630,18 +616,10 @@ struct MXGemmLowerQuantizePass
     };
     OpBuilder b(ctx);
     Type i8 = b.getI8Type(), i32 = b.getI32Type();
-    gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
-    b.setInsertionPointToEnd(kernels.getBody());
     Location loc = op.getLoc();
-    auto kernel = gpu::GPUFuncOp::create(
-        b, loc, func.getName(),
-        b.getFunctionType({flat(inElem), flat(i8), flat(i8), i32, i32}, {}));
-    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-    kernel.setKnownBlockSizeAttr(
-        b.getDenseI32ArrayAttr({kQuantizeWorkgroupSize, 1, 1}));
-    kernel->setAttr("rocdl.flat_work_group_size",
-                    b.getStringAttr(Twine(kQuantizeWorkgroupSize) + "," +
-                                    Twine(kQuantizeWorkgroupSize)));
+    gpu::GPUFuncOp kernel = createDataKernel(
+        b, loc, func, {flat(inElem), flat(i8), flat(i8), i32, i32},
+        kQuantizeWorkgroupSize);
     LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": kernel @" << func.getName()
                             << " (" << inElem << " -> " << codeElem << ")\n");
 

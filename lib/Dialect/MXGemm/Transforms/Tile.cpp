@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxgemm/Dialect/MXGemm/Transforms/DataKernel.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
 #include "mxgemm/Target/TargetModel.h"
@@ -26,16 +27,6 @@ namespace mxgemm {
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
 
 namespace {
-
-/// Returns the kernel container of the module, creating it if needed.
-gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module) {
-  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName))
-    return existing;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
-                  b.getUnitAttr());
-  return gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
-}
 
 struct MXGemmTilePass : public impl::MXGemmTileBase<MXGemmTilePass> {
   using Base::Base;
@@ -183,7 +174,7 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   const int64_t accSize = config.getAccumulatorRegsPerLane();
 
   KernelSignature sig = getKernelSignature(ctx, op);
-  gpu::GPUModuleOp kernels = getOrCreateKernelModule(module);
+  gpu::GPUModuleOp kernels = lookupOrCreateKernelModule(module);
   OpBuilder b = OpBuilder::atBlockEnd(kernels.getBody());
   Location loc = op.getLoc();
   auto kernel = gpu::GPUFuncOp::create(b, loc, func.getName(),
