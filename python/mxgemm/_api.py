@@ -263,8 +263,14 @@ def _enum(table, value, what):
                               f"{sorted(table)}, got {value!r}") from None
 
 
+_LEADING_DIMENSIONS = ("ld_x", "ld_xs", "ld_w", "ld_ws", "ld_y")
+
+
 def _problem(m, n, k, x_format, w_format, w_scale, out_type,
-             w_layout="row_major"):
+             w_layout="row_major", lds=None):
+    """The C problem; `lds` maps ld_x, ld_xs, ld_w, ld_ws, ld_y to leading
+    dimensions in elements (0 or absent: contiguous rows). The runtime owns
+    the rules on them (which kernels take views, NOT_CONTIGUOUS)."""
     m, n, k = (_int(name, v, *_I64) for name, v in
                (("m", m), ("n", n), ("k", k)))
     p = _rt.Problem()
@@ -274,6 +280,11 @@ def _problem(m, n, k, x_format, w_format, w_scale, out_type,
     p.out_type = _enum(_rt.DTYPES, out_type, "out_type")
     p.w_scale = _enum(_rt.SCALES, w_scale, "w_scale")
     p.w_layout = _enum(_rt.WEIGHT_LAYOUTS, w_layout, "w_layout")
+    for name, value in (lds or {}).items():
+        if name not in _LEADING_DIMENSIONS:
+            raise InvalidArgument("INVALID_ARGUMENT", f"unknown leading "
+                                  f"dimension {name!r}")
+        setattr(p, name, _int(name, value, 0, _I64[1]))
     return p
 
 
@@ -296,13 +307,19 @@ def _plan(ps):
 
 
 def plan(m, n, k, x_format="e4m3", w_format="e4m3", w_scale="block32x32",
-         out_type="bf16", ctx=None, w_layout="row_major"):
+         out_type="bf16", ctx=None, w_layout="row_major", ld_x=0, ld_xs=0,
+         ld_w=0, ld_ws=0, ld_y=0):
     """The shim's decision (never raises for NOT_ELIGIBLE; see .eligible).
 
     `w_layout` is the layout the caller's W is in; a kernel that reads the
     other one makes the problem NOT_ELIGIBLE with reason PACKED_WEIGHTS.
+    ld_* are the operands' leading dimensions in elements (0: contiguous):
+    views of X, its scales and Y are served by the generic kernels, views
+    of W or its scales are NOT_ELIGIBLE (reason NOT_CONTIGUOUS).
     """
-    p = _problem(m, n, k, x_format, w_format, w_scale, out_type, w_layout)
+    lds = dict(ld_x=ld_x, ld_xs=ld_xs, ld_w=ld_w, ld_ws=ld_ws, ld_y=ld_y)
+    p = _problem(m, n, k, x_format, w_format, w_scale, out_type, w_layout,
+                 lds)
     c = _context(ctx)
     ps = _rt.PlanStruct()
     status = c._lib.mxgemm_query(c._handle, ctypes.byref(p), ctypes.byref(ps))
@@ -519,9 +536,9 @@ def _device_ptr(obj):
     return dp() if callable(dp) else None
 
 
-def _device_shape(name, obj, itemsize, want=None):
+def _device_shape_only(name, obj, itemsize, want=None):
     """The shape of a device operand, checked against `want` (if given),
-    with the element size and contiguity where the object tells them."""
+    with the element size where the object tells it."""
     try:
         shape = tuple(int(d) for d in obj.shape)
     except (AttributeError, TypeError, ValueError):
@@ -537,11 +554,59 @@ def _device_shape(name, obj, itemsize, want=None):
     if size is not None and size != itemsize:
         raise InvalidArgument("INVALID_ARGUMENT", f"{name} has {size}-byte "
                               f"elements, expected {itemsize}")
+    return shape
+
+
+def _device_shape(name, obj, itemsize, want=None):
+    """_device_shape_only for an operand that must be contiguous (where the
+    object tells its strides)."""
+    shape = _device_shape_only(name, obj, itemsize, want)
     contiguous = getattr(obj, "is_contiguous", None)
-    if callable(contiguous) and not contiguous():
+    if (callable(contiguous) and not contiguous()) or \
+            _leading_dimension(name, obj, shape) != shape[1]:
         raise InvalidArgument("INVALID_ARGUMENT", f"{name} is not "
                               f"contiguous")
     return shape
+
+
+def _leading_dimension(name, obj, shape):
+    """Elements from one row of a 2-D device operand to the next, from its
+    stride() (torch-style, in elements) where it has one; the row length
+    otherwise. Rows must be dense (stride(1) == 1): the C API describes
+    row-major views only."""
+    rows, cols = shape
+    stride = getattr(obj, "stride", None)
+    if not callable(stride):
+        contiguous = getattr(obj, "is_contiguous", None)
+        if callable(contiguous) and not contiguous():
+            raise InvalidArgument("INVALID_ARGUMENT", f"{name} is not "
+                                  f"contiguous and has no stride()")
+        return cols
+    if rows * cols == 0:
+        return cols
+    try:
+        row_step, col_step = (int(v) for v in stride())
+    except (TypeError, ValueError):
+        raise InvalidArgument("INVALID_ARGUMENT", f"{name}.stride() is not "
+                              f"two integers") from None
+    if cols > 1 and col_step != 1:
+        raise InvalidArgument("INVALID_ARGUMENT", f"{name} has stride "
+                              f"{(row_step, col_step)}: rows must be "
+                              f"dense (stride(1) == 1); call .contiguous()")
+    if rows == 1:
+        return cols  # one row: its step never matters
+    if row_step < cols:
+        raise InvalidArgument("INVALID_ARGUMENT", f"{name} has stride "
+                              f"{(row_step, col_step)}: rows overlap (row "
+                              f"length {cols}); call .contiguous()")
+    return row_step
+
+
+def _view_shape(name, obj, itemsize, want=None):
+    """_device_shape for an operand that may be a row-major view: (shape,
+    leading dimension in elements)."""
+    shape = _device_shape_only(name, obj, itemsize, want)
+    return shape, _leading_dimension(name, obj, shape)
 
 
 def _host_array(name, a, itemsize=1):
@@ -774,8 +839,12 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
     the device and Y is copied back into `out` (allocated if None; it must
     be a writeable contiguous uint16 [M, N] array). If all of x, xs, w, ws
     and `out` have data_ptr(), they are used as device memory (their shapes,
-    and element sizes and contiguity where the objects tell them, are
-    checked) and the launch stays asynchronous on `stream`. `workgroups`
+    and element sizes where the objects tell them, are checked) and the
+    launch stays asynchronous on `stream`. Device operands may be row-major
+    views (stride() == (ld, 1) with ld >= the row length, as a torch slice
+    x[:, :K] of a wider buffer): their leading dimensions go to the
+    runtime, whose generic kernels take views of x, xs and out; a view of
+    w or ws is NOT_ELIGIBLE (reason NOT_CONTIGUOUS). `workgroups`
     (emulator facade only) executes just those workgroups (ids of the
     plan's grid); other elements of Y are left as they were (0xffff when
     `out` is None).
@@ -799,19 +868,25 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
                               "out are all device memory (data_ptr()) or "
                               "none of x, xs, w, ws is")
     if device:
-        (m, k), (n, _) = _device_shape("x", x, 1), _device_shape("w", w, 1)
+        (m, k), (n, _) = (_device_shape_only(name, o, 1)
+                          for name, o in (("x", x), ("w", w)))
         arrays = None
     else:
         arrays = [_host_array(name, a) for name, a in
                   zip(("x", "xs", "w", "ws"), ops)]
         (m, k), (n, _) = arrays[0].shape, arrays[2].shape
-    p = _problem(m, n, k, x_format, w_format, w_scale, "bf16", w_layout)
     xs_shape, ws_shape = _scale_shapes(m, n, k, w_scale)
-    shapes = {"xs": xs_shape, "w": (n, k), "ws": ws_shape}
+    shapes = {"x": (m, k), "xs": xs_shape, "w": (n, k), "ws": ws_shape}
+    lds = {}
     if device:
-        for name, o in zip(("xs", "w", "ws"), ops[1:]):
-            _device_shape(name, o, 1, shapes[name])
-        _device_shape("out", out, 2, (m, n))
+        # Views pass their leading dimensions (0 for dense rows); the
+        # runtime decides which kernels take them: the generic ones for X,
+        # Xs and Y, none for W and Ws (NOT_ELIGIBLE, NOT_CONTIGUOUS).
+        for name, o in zip(("x", "xs", "w", "ws"), ops):
+            ld = _view_shape(name, o, 1, shapes[name])[1]
+            lds["ld_" + name] = 0 if ld == shapes[name][1] else ld
+        ld = _view_shape("out", out, 2, (m, n))[1]
+        lds["ld_y"] = 0 if ld == n else ld
     else:
         for name, a in zip(("xs", "w", "ws"), arrays[1:]):
             if a.shape != shapes[name]:
@@ -825,15 +900,16 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
                                   "out must be a contiguous uint16 [M, N]")
         if out is not None and not out.flags.writeable:
             raise InvalidArgument("INVALID_ARGUMENT", "out is read-only")
+    p = _problem(m, n, k, x_format, w_format, w_scale, "bf16", w_layout, lds)
     pre = plan(m, n, k, x_format, w_format, w_scale, "bf16", ctx=c,
-               w_layout=w_layout)
+               w_layout=w_layout, **lds)
     repack = False
     if not pre.eligible and pre.reason == "PACKED_WEIGHTS" and \
             w_layout == "row_major":
         # The kernel reads MFMA panels and W is row-major: the per-call
         # fallback packs a temporary copy (callers should pack_weights once).
         packed = plan(m, n, k, x_format, w_format, w_scale, "bf16", ctx=c,
-                      w_layout="mfma_panels")
+                      w_layout="mfma_panels", **lds)
         if packed.eligible:
             warnings.warn(
                 f"kernel '{packed.kernel}' reads W in MFMA panels: packing W "

@@ -18,8 +18,12 @@ every argument with a message that says what is wrong, then call them):
 
 Operands, as vLLM's ROCm MXFP8 block-32 linear passes them: x [M, K] FP8
 codes, x_scale [M, K/32] E8M0, weight [N, K] FP8 codes, weight_scale
-[ceil(N/32), K/32] (32x32 blocks) or [N, K/32] (per row) E8M0, all
-contiguous, on one device. FP8 and E8M0 are uint8 tensors of raw bytes
+[ceil(N/32), K/32] (32x32 blocks) or [N, K/32] (per row) E8M0, on one
+device. scaled_mm's operands may be row-major views (dense rows, any row
+stride, as x[:, :K] of a wider buffer): on the GPU their strides go to the
+runtime, whose generic kernels read views of x and x_scale in place (views
+of weight or weight_scale take the reference: NOT_CONTIGUOUS); CPU tensors
+are copied densely anyway. FP8 and E8M0 are uint8 tensors of raw bytes
 (uint8 codes are E4M3); on a torch with float8 dtypes (2.1+) those are
 accepted too and viewed as bytes. out_dtype: bfloat16 (default) or float32.
 
@@ -220,6 +224,30 @@ def _contiguous(**tensors):
                                 f"{tuple(t.stride())}; call .contiguous()")
 
 
+def _dense_rows(**tensors):
+    """Row-major views: each row dense (stride(1) == 1), rows apart by any
+    stride at least the row length (what the C API's ld_* describe)."""
+    for name, t in tensors.items():
+        rows, cols = t.shape
+        row_step, col_step = t.stride()
+        if rows * cols == 0 or (rows == 1 and cols == 1):
+            continue
+        if (cols > 1 and col_step != 1) or (rows > 1 and row_step < cols):
+            raise ArgumentError(f"{name} must be row-major with dense rows "
+                                f"(stride (ld, 1), ld >= {cols}), got stride "
+                                f"{tuple(t.stride())}; call .contiguous()")
+
+
+def _leading_dimensions(**tensors):
+    """ld_* for the runtime: a view's row stride, 0 for dense rows."""
+    lds = {}
+    for name, t in tensors.items():
+        rows, cols = t.shape
+        lds["ld_" + name] = t.stride()[0] if rows > 1 and \
+            t.stride()[0] != cols else 0
+    return lds
+
+
 def _same_device(**tensors):
     devices = {name: t.device for name, t in tensors.items()}
     if len(set(devices.values())) > 1:
@@ -285,7 +313,7 @@ class _Gemm:
                 f"weight_scale must be [ceil(N/32), K/32] = {list(block)} "
                 f"(32x32 blocks) or [N, K/32] = {list(row)} (per row), got "
                 f"{list(weight_scale.shape)}")
-        _contiguous(x=x, x_scale=x_scale, weight=weight,
+        _dense_rows(x=x, x_scale=x_scale, weight=weight,
                     weight_scale=weight_scale)
         self.m, self.n, self.k = m, n, k
         self.x_format, self.w_format = _FP8[x.dtype], _FP8[weight.dtype]
@@ -293,6 +321,11 @@ class _Gemm:
         self.w_layout = w_layout
         self.tensors = [_bytes(t) for t in (x, x_scale, weight, weight_scale)]
         self.device = x.device
+        # GPU tensors are read in place, so the runtime sees their strides;
+        # CPU tensors reach it as dense copies.
+        self.lds = _leading_dimensions(
+            x=x, xs=x_scale, w=weight, ws=weight_scale) \
+            if x.device.type == "cuda" else {}
 
     def key_kernel(self):
         return _kernel_for(self.n, self.k, self.x_format, self.w_format,
@@ -363,9 +396,10 @@ def _reference_mm(g, reason, detail=""):
     return y.to(g.device)
 
 
-def _plan(g, ctx):
+def _plan(g, ctx, w_layout=None):
     return _api.plan(g.m, g.n, g.k, g.x_format, g.w_format, g.w_scale,
-                     g.out_type, ctx=ctx, w_layout=g.w_layout)
+                     g.out_type, ctx=ctx, w_layout=w_layout or g.w_layout,
+                     **g.lds)
 
 
 def _runtime_mm(g, ctx, p):
@@ -407,8 +441,7 @@ def _runtime_for(g):
         return ctx, p
     if p.reason == "PACKED_WEIGHTS" and g.w_layout == "row_major":
         # _api.gemm packs a temporary copy (with a RuntimeWarning).
-        packed = _api.plan(g.m, g.n, g.k, g.x_format, g.w_format, g.w_scale,
-                           g.out_type, ctx=ctx, w_layout="mfma_panels")
+        packed = _plan(g, ctx, w_layout="mfma_panels")
         if packed.eligible:
             return ctx, packed
     return None, (p.reason, p.message)

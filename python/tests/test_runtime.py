@@ -180,3 +180,82 @@ def test_ctypes_structs_match_the_header(tmp_path):
     got = [int(v) for v in subprocess.run(
         [str(exe)], check=True, capture_output=True, text=True).stdout.split()]
     assert got == want
+
+
+class _View:
+    """Device memory as a torch view shows it: data_ptr(), shape and
+    stride() in elements (rows `ld` apart)."""
+
+    def __init__(self, ptr, shape, ld, column_step=1):
+        self.ptr, self.shape, self.ld = ptr, shape, ld
+        self.column_step = column_step
+
+    def data_ptr(self):
+        return self.ptr
+
+    def stride(self):
+        return (self.ld, self.column_step)
+
+
+def test_plan_sends_views_to_generic_kernels(ctx):
+    """Leading dimensions reach the runtime: views of X, its scales or Y
+    take a generic kernel even for a key with a tuned one; a view of W is
+    not eligible."""
+    tuned = mxgemm.kernels()[0]
+    m, n, k = tuned["m_range"][0], tuned["n"], tuned["k"]
+    assert mxgemm.plan(m, n, k, ctx=ctx,
+                       w_layout=tuned["w_layout"]).kind != "generic"
+    for ld in (dict(ld_x=k + 64), dict(ld_xs=k // 32 + 4), dict(ld_y=n + 8)):
+        p = mxgemm.plan(m, n, k, ctx=ctx, **ld)
+        assert p.eligible and p.kind == "generic", (ld, p.message)
+    p = mxgemm.plan(m, n, k, ctx=ctx, ld_w=k + 64)
+    assert not p.eligible and p.reason == "NOT_CONTIGUOUS"
+    with pytest.raises(mxgemm.InvalidArgument, match="leading dimension"):
+        mxgemm.plan(m, n, k, ctx=ctx, ld_x=k - 32)
+
+
+def test_gemm_reads_and_writes_device_views_in_place(ctx):
+    """x, xs and out as row-major views of wider device buffers: the
+    generic kernel reads the views and writes only the view of Y (the
+    padding keeps its bytes), bit-exact with the dense call."""
+    rng = np.random.default_rng(11)
+    m, n, k = 5, 200, 352
+    x, xs = mxgemm.quantize_mx(rng.standard_normal((m, k)).astype(np.float32))
+    w, ws = mxgemm.quantize_mx(rng.standard_normal((n, k)).astype(np.float32),
+                               granularity="block32x32")
+    dense = mxgemm.gemm(x, xs, w, ws, ctx=ctx)
+    ld_x, ld_xs, ld_y = k + 96, k // 32 + 5, n + 24
+    xp = np.full((m, ld_x), 0x7F, np.uint8)  # NaN codes in the padding
+    xp[:, :k] = x
+    xsp = np.full((m, ld_xs), 0xFF, np.uint8)  # NaN scales in the padding
+    xsp[:, :k // 32] = xs
+    yp = np.full((m, ld_y), 0x1234, np.uint16)
+    ptrs = [ctx.to_device(a) for a in (xp, xsp, w, ws, yp)]
+    dx, dxs, dw, dws, dy = ptrs
+    try:
+        mxgemm.gemm(_View(dx, (m, k), ld_x), _View(dxs, (m, k // 32), ld_xs),
+                    _View(dw, (n, k), k), _View(dws, ws.shape, ws.shape[1]),
+                    out=_View(dy, (m, n), ld_y), ctx=ctx)
+        ctx.synchronize()
+        back = np.empty_like(yp)
+        ctx.to_host(dy, back)
+        assert np.array_equal(back[:, :n], dense)
+        assert np.all(back[:, n:] == 0x1234)
+        # A view of W has no kernel; rows that are not dense are refused.
+        with pytest.raises(mxgemm.NotEligible) as e:
+            mxgemm.gemm(_View(dx, (m, k), ld_x),
+                        _View(dxs, (m, k // 32), ld_xs),
+                        _View(dw, (n // 2, k), 2 * k),
+                        _View(dws, (-(-n // 64), k // 32), k // 32),
+                        out=_View(dy, (m, n // 2), ld_y), ctx=ctx)
+        assert e.value.reason == "NOT_CONTIGUOUS"
+        for bad in (_View(dx, (m, k), ld_x, column_step=2),
+                    _View(dx, (m, k), k - 32)):
+            with pytest.raises(mxgemm.InvalidArgument, match="stride"):
+                mxgemm.gemm(bad, _View(dxs, (m, k // 32), ld_xs),
+                            _View(dw, (n, k), k),
+                            _View(dws, ws.shape, ws.shape[1]),
+                            out=_View(dy, (m, n), ld_y), ctx=ctx)
+    finally:
+        for q in ptrs:
+            ctx.free(q)
