@@ -15,8 +15,9 @@ std::vector<SpaceAxis> tuner::defaultSearchSpace() {
   // for every case-table shape (tiles of 512 overflow the accumulators) or
   // are not implemented (stage_x = packed_registers). Tiles of 16 and 32
   // rows or columns and K tiles of 384 and 512 serve small M (decode);
-  // k_splits needs direct loads of both operands and K divisible by
-  // k_splits x tile_k, which the verifier and the problem rules check.
+  // k_splits needs direct loads of X (W direct or from MFMA panels) and K
+  // divisible by k_splits x tile_k, which the verifier and the problem
+  // rules check.
   return {
       {"tile_m", {"16", "32", "64", "128", "256"}},
       {"tile_n", {"16", "32", "64", "128", "256"}},

@@ -165,6 +165,15 @@ void panels(const contract::GemmProblem &p, int64_t m,
       KernelConfig c = direct(t, tk, MfmaShape::M32N32K64);
       c.stageW = Staging::PackedRegisters;
       out.push_back({tileName("decode panels", c), c});
+      // Split-K when the tile columns alone leave most CUs idle: every
+      // segment count up to 16 that cuts K into whole K tiles (K = 5120
+      // in 512-element tiles splits 2, 5 or 10 ways, not 4 or 8).
+      const int64_t columns = (p.n + t.n - 1) / t.n;
+      for (int64_t splits = 2; splits <= 16 && columns < 512; ++splits)
+        if (p.k % (splits * tk) == 0 && columns * splits <= 2048) {
+          c.kSplits = splits;
+          out.push_back({tileName("decode panels", c), c});
+        }
     }
     return;
   }

@@ -411,13 +411,15 @@ class LoadedKernel:
     def launch(self, x, xs, w, ws, y, m, stream=None, workgroups=None):
         """Launches on device pointers (ints) X, Xs, W, Ws, Y with M = m,
         asynchronously on `stream`. `workgroups` (emulator facade only)
-        executes just those workgroups of the plan's grid."""
+        executes just those tiles (ids of the plan's grid x), each with all
+        its split-K segments."""
         p = _descriptor_problem(self.descriptor, m)
         ptrs = [_int(name, v, 0, 2**64 - 1, "size_t") for name, v in
                 zip(("x", "xs", "w", "ws", "y"), (x, xs, w, ws, y))]
         if workgroups is not None:
+            grid = self.plan(m).grid
             os.environ["MXGEMM_EMU_WORKGROUPS"] = _workgroup_list(
-                workgroups, self.plan(m).grid[0])
+                workgroups, grid[0], grid[1])
         ps = _rt.PlanStruct()
         c = self.ctx
         try:
@@ -815,9 +817,11 @@ def quantize_device(x, fmt="e4m3", in_type=None, codes=None, scales=None,
     return codes, scales
 
 
-def _workgroup_list(workgroups, grid):
+def _workgroup_list(workgroups, grid, segments=1):
     """MXGEMM_EMU_WORKGROUPS for the facade: every id an integer of the
-    grid (the facade would run workgroup 0 for anything else)."""
+    grid's x (the facade would run workgroup 0 for anything else), each
+    with all its `segments` split-K workgroups (grid y), or the tile's sum
+    would be partial."""
     if isinstance(workgroups, (str, bytes)) or not hasattr(workgroups,
                                                            "__iter__"):
         raise InvalidArgument("INVALID_ARGUMENT", "workgroups must be a "
@@ -825,7 +829,7 @@ def _workgroup_list(workgroups, grid):
     ids = [_int("workgroup", g, 0, grid - 1, "uint32") for g in workgroups]
     if not ids:
         raise InvalidArgument("INVALID_ARGUMENT", "workgroups is empty")
-    return ",".join(map(str, ids))
+    return ",".join(str(g + s * grid) for g in ids for s in range(segments))
 
 
 def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
@@ -845,9 +849,9 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
     x[:, :K] of a wider buffer): their leading dimensions go to the
     runtime, whose generic kernels take views of x, xs and out; a view of
     w or ws is NOT_ELIGIBLE (reason NOT_CONTIGUOUS). `workgroups`
-    (emulator facade only) executes just those workgroups (ids of the
-    plan's grid); other elements of Y are left as they were (0xffff when
-    `out` is None).
+    (emulator facade only) executes just those tiles (ids of the plan's
+    grid x, each with all its split-K segments); other elements of Y are
+    left as they were (0xffff when `out` is None).
     `w_layout` is the layout `w` is in: "row_major", or "mfma_panels" for W
     from pack_weights (the same [N, K] bytes), which kernels with
     stage_w = packed_registers read. Pack once per weight tensor: given
@@ -920,8 +924,8 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
     if not pre.eligible:
         raise NotEligible(pre.status, pre.message, pre.reason)
     if workgroups is not None:
-        os.environ["MXGEMM_EMU_WORKGROUPS"] = _workgroup_list(workgroups,
-                                                              pre.grid[0])
+        os.environ["MXGEMM_EMU_WORKGROUPS"] = _workgroup_list(
+            workgroups, pre.grid[0], pre.grid[1])
     ps = _rt.PlanStruct()
     try:
         if device:

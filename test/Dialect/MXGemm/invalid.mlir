@@ -125,8 +125,13 @@
 
 // -----
 
-// expected-error @+1 {{k_splits = 2 needs stage_x = stage_w = direct}}
+// expected-error @+1 {{k_splits = 2 needs stage_x = direct and stage_w = direct or packed_registers}}
 #c = #mxgemm.config<stage_x = lds_async, stages = 2, k_splits = 2>
+
+// -----
+
+// expected-error @+1 {{k_splits = 4 needs stage_x = direct and stage_w = direct or packed_registers}}
+#c = #mxgemm.config<stage_w = lds_async, stages = 2, k_splits = 4>
 
 // -----
 

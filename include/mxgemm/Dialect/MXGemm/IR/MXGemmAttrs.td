@@ -110,7 +110,7 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     | `split` | independent programs per logical tile along M [1] |
     | `waves_per_eu` | occupancy hint, 0 = none [0] |
     | `schedule` | `default`, `interleave` or `pingpong` (8 waves, two per SIMD, taking turns between LDS reads and MFMAs) [default] |
-    | `k_splits` | split-K: K segments accumulated by separate workgroups into an FP32 workspace and added in ascending order by a second launch; direct loads only [1] |
+    | `k_splits` | split-K: K segments accumulated by separate workgroups into an FP32 workspace and added in ascending order by a second launch; X loaded directly, W directly or from MFMA panels [1] |
 
     Example (the `wq_b` plan of the case table):
 

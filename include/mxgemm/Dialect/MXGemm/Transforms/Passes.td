@@ -45,7 +45,7 @@ def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
     run-time row length (`store_tile`'s `n` operand). Every static kernel
     is built exactly as before.
 
-    Split-K (`k_splits = S > 1`, direct loads): two more arguments, `Work`
+    Split-K (`k_splits = S > 1`, X loaded directly, W directly or from MFMA panels): two more arguments, `Work`
     (an FP32 workspace of S x M x N) and `Phase : i32`, and a 2-D grid
     (y = S segments). Phase 0: workgroup (t, s) runs the K loop
     over segment `[s K / S, (s + 1) K / S)` of tile t from zero and stores
