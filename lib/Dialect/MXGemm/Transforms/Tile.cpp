@@ -54,36 +54,44 @@ struct MXGemmTilePass : public impl::MXGemmTileBase<MXGemmTilePass> {
   const ::mxgemm::target::TargetModel *target = nullptr;
 };
 
-/// Phase 1 of a split-K kernel: the workgroups of segment 0 add, for every
-/// output of their tile inside M x N, the k_splits partials of the
-/// workspace in ascending segment order (one FP32 rounding per addition,
-/// docs/Design.md "Split K") and store the sum in Y's type. Threads walk
-/// the tile row by row, so a wave's loads and stores are contiguous.
+/// Phase 1 of a split-K kernel: the k_splits workgroups of a tile share its
+/// outputs (workgroup s takes the s-th of k_splits equal runs of the tile's
+/// row-major outputs); each output inside M x N is the sum of its k_splits
+/// partials of the workspace in ascending segment order (one FP32 rounding
+/// per addition, docs/Design.md "Split K"), stored in Y's type. One thread
+/// sums one output, so sharing the outputs changes no bit; it spreads the
+/// reduction over the whole grid instead of the segment-0 workgroups.
+/// Threads walk a run in order, so a wave's loads and stores are contiguous.
 void buildSplitReduction(OpBuilder &b, Location loc, ConfigAttr config,
                          ProgramTileOp tile, Value segment, Value m, int64_t n,
                          Value work, Value y) {
   auto cst = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  Value isFirst =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, segment, cst(0));
-  b.setInsertionPointToStart(
-      scf::IfOp::create(b, loc, isFirst, /*withElse=*/false).thenBlock());
   const int64_t progTileM = config.getProgramTileM(), tileN = config.getTileN();
+  const int64_t splits = config.getKSplits(),
+                threads = config.getWorkgroupSize();
+  const int64_t run = llvm::divideCeil(progTileM * tileN, splits);
   Value rowBase =
       arith::MulIOp::create(b, loc, tile.getTileMIndex(), cst(progTileM));
   Value colBase =
       arith::MulIOp::create(b, loc, tile.getTileNIndex(), cst(tileN));
   Value plane = arith::MulIOp::create(b, loc, m, cst(n));
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  // Only the tile's rows inside M (a decode tile holds a few).
+  // This workgroup's run [begin, end), cut to the tile's rows inside M (a
+  // decode tile holds a few, so most runs are empty).
   Value rowsLeft = arith::SubIOp::create(b, loc, m, rowBase);
-  Value end = arith::MinUIOp::create(
+  Value tileEnd = arith::MinUIOp::create(
       b, loc, cst(progTileM * tileN),
       arith::MulIOp::create(b, loc, rowsLeft, cst(tileN)));
+  Value begin = arith::MulIOp::create(b, loc, segment, cst(run));
+  Value end = arith::MinUIOp::create(
+      b, loc, tileEnd, arith::AddIOp::create(b, loc, begin, cst(run)));
+  Value nonEmpty =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, begin, end);
+  b.setInsertionPointToStart(
+      scf::IfOp::create(b, loc, nonEmpty, /*withElse=*/false).thenBlock());
   Type outElem = cast<MemRefType>(y.getType()).getElementType();
-  const int64_t splits = config.getKSplits(),
-                threads = config.getWorkgroupSize();
   // The sum of output `index`, in Y's type.
   auto sumAt = [&](Value index) {
     Value sum = memref::LoadOp::create(b, loc, work, ValueRange{index});
@@ -111,14 +119,15 @@ void buildSplitReduction(OpBuilder &b, Location loc, ConfigAttr config,
 
   // Unrolled: each thread's outputs are loaded together (out-of-bounds
   // ones from the tile's first output, always inside M x N), so their
-  // latencies overlap; the stores are masked. Large tiles with many
+  // latencies overlap; the stores are masked. Long runs with many
   // segments keep a loop instead (code size).
-  const int64_t perThread = llvm::divideCeil(progTileM * tileN, threads);
+  const int64_t perThread = llvm::divideCeil(run, threads);
   if (perThread * splits <= 256) {
     Value first = indexOf(rowBase, colBase);
     SmallVector<Value> valid, index, sum;
     for (int64_t i = 0; i < perThread; ++i) {
-      Value e = arith::AddIOp::create(b, loc, tid, cst(i * threads));
+      Value e = arith::AddIOp::create(
+          b, loc, begin, arith::AddIOp::create(b, loc, tid, cst(i * threads)));
       auto [row, col] = coordinates(e);
       valid.push_back(arith::AndIOp::create(
           b, loc,
@@ -138,7 +147,8 @@ void buildSplitReduction(OpBuilder &b, Location loc, ConfigAttr config,
     }
     return;
   }
-  auto loop = scf::ForOp::create(b, loc, tid, end, cst(threads));
+  auto loop = scf::ForOp::create(
+      b, loc, arith::AddIOp::create(b, loc, begin, tid), end, cst(threads));
   b.setInsertionPointToStart(loop.getBody());
   auto [row, col] = coordinates(loop.getInductionVar());
   Value inside =

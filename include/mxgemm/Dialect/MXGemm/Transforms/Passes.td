@@ -45,14 +45,14 @@ def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
     run-time row length (`store_tile`'s `n` operand). Every static kernel
     is built exactly as before.
 
-    Split-K (`k_splits = S > 1`, X loaded directly, W directly or from MFMA panels): two more arguments, `Work`
-    (an FP32 workspace of S x M x N) and `Phase : i32`, and a 2-D grid
-    (y = S segments). Phase 0: workgroup (t, s) runs the K loop
+    Split-K (`k_splits = S > 1`, X loaded directly, W directly or from
+    MFMA panels): two more arguments, `Work` (an FP32 workspace of
+    S x M x N) and `Phase : i32`, and a 2-D grid (y = S segments). Phase 0: workgroup (t, s) runs the K loop
     over segment `[s K / S, (s + 1) K / S)` of tile t from zero and stores
     its FP32 partial into plane s of `Work`. Phase 1 (a second launch on
-    the same grid): the workgroups of segment 0 add the S partials of their
-    tile in ascending order and store the sum in Y's type; the others
-    return at once. The order of every addition is fixed, so the result is
+    the same grid): the S workgroups of a tile share its outputs (S equal
+    runs, row-major); each output is the sum of its S partials in
+    ascending order, in Y's type, by one thread. The order of every addition is fixed, so the result is
     reproducible bit for bit (docs/Design.md, "Split K").
 
     Example: `mxgemm-opt --mxgemm-tile examples/wq_b.mlir`.
