@@ -11,6 +11,14 @@
 // loads its module; later calls find it with a lock-free probe of the
 // context's table. The calling thread waits for the compile.
 //
+// The cache key holds the config, which only the JIT library can choose,
+// and loading that library (it links LLVM and MLIR) takes most of a cache
+// hit's time. So the runtime also stores an alias keyed by what decides
+// the choice (its own version, commit and build LLVM version, the chip,
+// the problem and the M bucket) and tries it first: a later process of the
+// same build loads the kernel without the compiler. Not with
+// $MXGEMM_JIT_LIBRARY, which may be another build's compiler.
+//
 //===----------------------------------------------------------------------===//
 
 #include "RuntimeInternal.h"
@@ -19,6 +27,7 @@
 #include "mxgemm/Contract/Formats.h"
 #include "mxgemm/Jit/mxgemm_jit.h"
 #include "mxgemm/Runtime/KernelCache.h"
+#include "mxgemm/Support/Tool.h"
 #include "mxgemm/Target/TargetModel.h"
 
 #include <cstdio>
@@ -133,9 +142,43 @@ void logUntuned(JitState &s, const mxgemm_problem &p, int64_t bucket,
   appendLogLine(path, line);
 }
 
+/// The alias key of the kernel this build's JIT library chooses for `p`
+/// in `bucket`, or "" when another library may choose
+/// ($MXGEMM_JIT_LIBRARY).
+std::string autoConfigAlias(const mxgemm_problem &p, int64_t bucket) {
+  if (const char *env = std::getenv("MXGEMM_JIT_LIBRARY"); env && *env)
+    return "";
+  return KernelCacheKey{
+      getVersionLine(), getBuildLLVMVersion(), "gfx950",
+      problemKeyText(p) + " m_bucket=" + std::to_string(bucket), "auto"}
+      .hash();
+}
+
+/// The artefact from the cache through `alias`, without the JIT library.
+bool produceFromAlias(Context &ctx, JitState &s, const std::string &alias,
+                      Artefact &a) {
+  KernelCache *cache = alias.empty() ? nullptr : openCache(ctx, s);
+  std::string target, note;
+  if (!cache || !cache->lookupAlias(alias, a.kernel, target, note))
+    return false;
+  // The config is the descriptor's; loadInto checks the rest.
+  contract::KernelDescriptor d;
+  if (contract::KernelDescriptor::parse(a.kernel.descriptor, d))
+    return false;
+  a.configText = contract::formatConfigBody(d.config);
+  a.cacheKey = target;
+  a.note = "JIT kernel from the cache, without the compiler (" +
+           cache->directory() + ")";
+  return true;
+}
+
 /// Produces the artefact (called once, with its mutex held).
 void produce(Context &ctx, JitState &s, const mxgemm_problem &p, int64_t bucket,
              Artefact &a) {
+  const std::string alias = autoConfigAlias(p, bucket);
+  if (produceFromAlias(ctx, s, alias, a))
+    return;
+  a.kernel = CachedKernel();
   std::string error;
   mxgemm_jit_entry_fn entry = loadLibrary(s, error);
   if (!entry) {
@@ -166,9 +209,16 @@ void produce(Context &ctx, JitState &s, const mxgemm_problem &p, int64_t bucket,
                      problemKeyText(p), a.configText};
   a.cacheKey = key.hash();
   KernelCache *cache = openCache(ctx, s);
+  // After either way of getting the kernel, the alias for the next process
+  // (a failed store only costs that process the library load).
+  auto storeAlias = [&] {
+    if (cache && !alias.empty())
+      cache->storeAlias(alias, a.cacheKey);
+  };
   std::string note;
   if (cache && cache->lookup(a.cacheKey, a.kernel, note)) {
     a.note = "JIT kernel from the cache (" + cache->directory() + ")";
+    storeAlias();
     return;
   }
   // A bad entry was deleted by lookup: compiled again below.
@@ -196,10 +246,13 @@ void produce(Context &ctx, JitState &s, const mxgemm_problem &p, int64_t bucket,
   std::snprintf(compiled, sizeof(compiled), "JIT kernel compiled in %.0f ms",
                 ms);
   a.note = compiled;
-  if (cache)
+  if (cache) {
     if (std::string e = cache->store(a.cacheKey, a.kernel); !e.empty())
       ctx.warn("cannot store a JIT kernel in the kernel cache (" + e + ")",
                warnedCache);
+    else
+      storeAlias();
+  }
 }
 
 /// The checks of mxgemm_context_load_library on a JIT kernel, then its

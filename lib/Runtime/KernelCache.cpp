@@ -26,6 +26,10 @@ namespace {
 
 constexpr std::string_view kMagic = "MXGEMM-KERNEL-CACHE 1\n";
 constexpr std::string_view kSuffix = ".mxk";
+constexpr std::string_view kAliasSuffix = ".mxa";
+constexpr std::string_view kAliasMagic = "MXGEMM-KERNEL-ALIAS 1\n";
+// The magic, a key and a newline.
+constexpr size_t kAliasBytes = kAliasMagic.size() + 64 + 1;
 constexpr std::string_view kTempPrefix = ".tmp-";
 // Far above any kernel; a larger file is a bad entry, not an allocation.
 constexpr size_t kMaxEntryBytes = size_t(256) << 20;
@@ -45,9 +49,17 @@ struct FileStat {
   uint64_t bytes = 0;
   int64_t mtimeNs = 0;
   bool temp = false;
+  bool alias = false;
 };
 
-/// The entry and temporary files of the directory `fd` (others ignored).
+/// `name` is `<key><suffix>`.
+bool isNamed(std::string_view name, std::string_view suffix) {
+  return endsWith(name, suffix) &&
+         isKey(name.substr(0, name.size() - suffix.size()));
+}
+
+/// The entry, alias and temporary files of the directory `fd` (others
+/// ignored).
 std::vector<FileStat> scan(int fd) {
   std::vector<FileStat> files;
   int copy = ::dup(fd);
@@ -64,9 +76,8 @@ std::vector<FileStat> scan(int fd) {
     FileStat f;
     f.name = name;
     f.temp = name.compare(0, kTempPrefix.size(), kTempPrefix) == 0;
-    if (!f.temp &&
-        !(endsWith(name, kSuffix) && isKey(std::string_view(name).substr(
-                                         0, name.size() - kSuffix.size()))))
+    f.alias = isNamed(name, kAliasSuffix);
+    if (!f.temp && !f.alias && !isNamed(name, kSuffix))
       continue;
     struct stat st;
     if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
@@ -196,14 +207,18 @@ std::string KernelCache::decode(const std::vector<unsigned char> &file,
   return "";
 }
 
+bool KernelCache::present(const std::string &name) const {
+  struct stat st;
+  return ::fstatat(handle->fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 bool KernelCache::lookup(const std::string &key, CachedKernel &out,
                          std::string &note) {
   note.clear();
   if (!handle || !isKey(key))
     return false;
   const std::string name = key + std::string(kSuffix);
-  struct stat st;
-  if (::fstatat(handle->fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+  if (!present(name))
     return false; // a miss
   std::vector<unsigned char> bytes;
   std::string error = handle->read(name, kMaxEntryBytes, bytes);
@@ -230,8 +245,15 @@ std::string KernelCache::store(const std::string &key,
   CachedKernel check;
   if (std::string e = decode(bytes, check); !e.empty())
     return "refusing to cache a bad entry: " + e;
+  if (std::string e = writeFile(key + std::string(kSuffix), bytes); !e.empty())
+    return e;
+  prune(maxBytes);
+  return "";
+}
+
+std::string KernelCache::writeFile(const std::string &name,
+                                   const std::vector<unsigned char> &bytes) {
   static std::atomic<uint64_t> counter{0};
-  const std::string name = key + std::string(kSuffix);
   const std::string temp = std::string(kTempPrefix) +
                            std::to_string(::getpid()) + "-" +
                            std::to_string(counter++) + "-" + name;
@@ -252,17 +274,58 @@ std::string KernelCache::store(const std::string &key,
   }
   if (::close(fd) != 0 && error.empty())
     error = "cannot write " + dir + "/" + temp + ": " + std::strerror(errno);
-  // rename is atomic: readers see the old entry, none, or this one whole.
+  // rename is atomic: readers see the old file, none, or this one whole.
   if (error.empty() &&
       ::renameat(handle->fd(), temp.c_str(), handle->fd(), name.c_str()) != 0)
     error = "cannot rename " + temp + " to " + name + " in " + dir + ": " +
             std::strerror(errno);
-  if (!error.empty()) {
+  if (!error.empty())
     ::unlinkat(handle->fd(), temp.c_str(), 0);
-    return error;
+  return error;
+}
+
+bool KernelCache::lookupAlias(const std::string &alias, CachedKernel &out,
+                              std::string &target, std::string &note) {
+  note.clear();
+  target.clear();
+  if (!handle || !isKey(alias))
+    return false;
+  const std::string name = alias + std::string(kAliasSuffix);
+  if (!present(name))
+    return false; // a miss
+  std::string text;
+  std::string error = handle->read(name, kAliasBytes, text);
+  if (error.empty() &&
+      (text.size() != kAliasBytes ||
+       text.compare(0, kAliasMagic.size(), kAliasMagic) != 0 ||
+       text.back() != '\n' ||
+       !isKey(std::string_view(text).substr(kAliasMagic.size(), 64))))
+    error = "not an alias file";
+  if (error.empty()) {
+    target = text.substr(kAliasMagic.size(), 64);
+    // The entry is checked as always; a missing or bad one ends the alias.
+    if (!lookup(target, out, note))
+      error = note.empty() ? "its entry " + target + " is gone" : note;
   }
-  prune(maxBytes);
-  return "";
+  if (!error.empty()) {
+    ::unlinkat(handle->fd(), name.c_str(), 0);
+    note = "deleted cache alias " + dir + "/" + name + ": " + error;
+    target.clear();
+    return false;
+  }
+  ::utimensat(handle->fd(), name.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
+  return true;
+}
+
+std::string KernelCache::storeAlias(const std::string &alias,
+                                    const std::string &target) {
+  if (!handle)
+    return "the cache is not open";
+  if (!isKey(alias) || !isKey(target))
+    return "bad cache key '" + (isKey(alias) ? target : alias) + "'";
+  std::string text = std::string(kAliasMagic) + target + "\n";
+  return writeFile(alias + std::string(kAliasSuffix),
+                   std::vector<unsigned char>(text.begin(), text.end()));
 }
 
 std::vector<KernelCacheEntryInfo> KernelCache::list() const {
@@ -275,7 +338,7 @@ std::vector<KernelCacheEntryInfo> KernelCache::list() const {
         return a.mtimeNs != b.mtimeNs ? a.mtimeNs < b.mtimeNs : a.name < b.name;
       });
   for (const FileStat &f : files) {
-    if (f.temp)
+    if (f.temp || f.alias)
       continue;
     KernelCacheEntryInfo info;
     info.key = f.name.substr(0, f.name.size() - kSuffix.size());

@@ -4,8 +4,10 @@
 // objects and descriptors): the key, the private directory (created 0700,
 // one others can write or another user owns refused), the round trip, a
 // corrupted or truncated entry deleted and never returned, least-recently-
-// used eviction under the byte bound, and 4 processes storing and loading
-// the same 3 keys at once ending with 3 valid entries and no stray files.
+// used eviction under the byte bound, aliases (followed only to a checked
+// entry, deleted when malformed or dangling), and 4 processes storing and
+// loading the same 3 keys at once ending with 3 valid entries and no stray
+// files.
 //
 //===----------------------------------------------------------------------===//
 
@@ -172,6 +174,55 @@ TEST(KernelCache, RoundTripAndBadEntriesAreDeleted) {
   mismatched.codeObject[10] ^= 1;
   EXPECT_NE(cache.store(key, mismatched).find("refusing to cache"),
             std::string::npos);
+  EXPECT_TRUE(files(t.path).empty());
+}
+
+TEST(KernelCache, AliasesPointAtCheckedEntriesAndBadOnesAreDeleted) {
+  TempDir t("alias");
+  KernelCache cache;
+  ASSERT_EQ(cache.open(t.path), "");
+  const std::string key = keyOf("target"), alias = keyOf("alias");
+  CachedKernel in = embedded(0), out;
+  std::string target, note;
+  EXPECT_FALSE(cache.lookupAlias(alias, out, target, note));
+  EXPECT_EQ(note, "");
+  ASSERT_EQ(cache.store(key, in), "");
+  ASSERT_EQ(cache.storeAlias(alias, key), "");
+  EXPECT_NE(cache.storeAlias(alias, "not-a-key"), "");
+  ASSERT_TRUE(cache.lookupAlias(alias, out, target, note)) << note;
+  EXPECT_EQ(target, key);
+  EXPECT_EQ(out.codeObject, in.codeObject);
+  // list() shows the entry only.
+  std::vector<KernelCacheEntryInfo> listed = cache.list();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].key, key);
+
+  // A malformed alias (its target not a key) is deleted, never followed.
+  const std::string aliasPath = t.path + "/" + alias + ".mxa";
+  {
+    std::ofstream f(aliasPath, std::ios::binary | std::ios::trunc);
+    f << "MXGEMM-KERNEL-ALIAS 1\n" << std::string(64, 'z') << "\n";
+  }
+  EXPECT_FALSE(cache.lookupAlias(alias, out, target, note));
+  EXPECT_NE(note.find("not an alias file"), std::string::npos) << note;
+  EXPECT_NE(::access(aliasPath.c_str(), F_OK), 0);
+
+  // An alias whose entry is bad: the entry and the alias are deleted.
+  ASSERT_EQ(cache.storeAlias(alias, key), "");
+  const std::string entryPath = t.path + "/" + key + ".mxk";
+  ASSERT_EQ(::truncate(entryPath.c_str(), 100), 0);
+  EXPECT_FALSE(cache.lookupAlias(alias, out, target, note));
+  EXPECT_NE(note.find("truncated"), std::string::npos) << note;
+  EXPECT_TRUE(files(t.path).empty());
+
+  // One whose entry is gone: deleted. clear() takes aliases too.
+  ASSERT_EQ(cache.storeAlias(alias, key), "");
+  EXPECT_FALSE(cache.lookupAlias(alias, out, target, note));
+  EXPECT_NE(note.find("is gone"), std::string::npos) << note;
+  EXPECT_TRUE(files(t.path).empty());
+  ASSERT_EQ(cache.store(key, in), "");
+  ASSERT_EQ(cache.storeAlias(alias, key), "");
+  EXPECT_EQ(cache.clear(), 2u);
   EXPECT_TRUE(files(t.path).empty());
 }
 

@@ -20,6 +20,15 @@
 // under a byte bound (default 1 GiB, $MXGEMM_CACHE_MAX_BYTES) by deleting
 // the least recently used entries after each store.
 //
+// An alias, <alias>.mxa ("MXGEMM-KERNEL-ALIAS 1\n", an entry's key, "\n"),
+// names the entry that another key led to: the runtime keys the kernel its
+// own JIT library chose for a problem by what decided that choice, so a
+// later process finds it without loading the compiler to ask for the
+// config. An alias is only a pointer: the entry it names is checked as
+// always, and a malformed alias or one whose entry is gone or bad is
+// deleted and is a miss. Aliases are pruned with the entries (by last use)
+// and cleared with them; list() shows entries only.
+//
 // LLVM-free: the runtime and the mxgemm-cache tool use it.
 //
 //===----------------------------------------------------------------------===//
@@ -96,6 +105,13 @@ public:
   /// prunes to the byte bound. The descriptor must be valid for the code
   /// object (checked: a bad entry is never written). Returns "" or why not.
   std::string store(const std::string &key, const CachedKernel &entry);
+  /// The valid entry that the alias `alias` names into `out` and its key
+  /// into `target` (true), touching both; false on a miss. A bad alias is
+  /// deleted (`note` says why) and is a miss.
+  bool lookupAlias(const std::string &alias, CachedKernel &out,
+                   std::string &target, std::string &note);
+  /// Stores the alias `alias` -> `target` atomically. Returns "" or why not.
+  std::string storeAlias(const std::string &alias, const std::string &target);
 
   /// Every entry file, checked, oldest use first.
   std::vector<KernelCacheEntryInfo> list() const;
@@ -115,6 +131,12 @@ public:
   static std::vector<unsigned char> encode(const CachedKernel &entry);
 
 private:
+  /// Whether the directory has a file (or link) `name`.
+  bool present(const std::string &name) const;
+  /// Writes the file `name` atomically (temporary file + rename).
+  std::string writeFile(const std::string &name,
+                        const std::vector<unsigned char> &bytes);
+
   std::unique_ptr<PrivateDirectory> handle;
   std::string dir;
   uint64_t maxBytes = kDefaultMaxBytes;
