@@ -29,6 +29,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <map>
 
 using namespace llvm;
 using namespace mxgemm;
@@ -263,21 +264,53 @@ int main(int argc, char **argv) {
               return b->problem == e.problem;
             }))
           bases.push_back(&e);
-      for (const contract::TuningEntry *b : bases)
+      // A qualified config may be split by M range inside its bucket (a
+      // tile chosen per range): the entries <base>_m<lo>_<hi> of the key
+      // inside the base's bucket, kept byte for byte after the base.
+      auto bucketOf = [](const contract::TuningEntry *e) {
+        for (const contract::MBucket &bucket : contract::kMBuckets)
+          if (bucket.mMin <= e->mMin && e->mMin <= bucket.mMax)
+            return bucket;
+        return contract::kMBuckets.back();
+      };
+      auto rangeName = [](const contract::TuningEntry *b, int64_t lo,
+                          int64_t hi) {
+        return formatv("{0}_m{1}_{2}", b->name, lo, hi).str();
+      };
+      std::map<const contract::TuningEntry *,
+               std::vector<const contract::TuningEntry *>>
+          splits;
+      for (const contract::TuningEntry *b : bases) {
+        const contract::MBucket q = bucketOf(b);
+        int64_t covered = b->mMax - b->mMin + 1;
         kept.push_back(*b);
+        for (const contract::TuningEntry &e : db.entries)
+          if (&e != b && e.problem == b->problem && e.mMin >= q.mMin &&
+              e.mMax <= q.mMax && e.name == rangeName(b, e.mMin, e.mMax)) {
+            splits[b].push_back(&e);
+            covered += e.mMax - e.mMin + 1;
+            kept.push_back(e);
+          }
+        // The key's entries do not overlap (the reader checks it), so the
+        // lengths add up to the bucket only if they tile it.
+        if (b->mMin < q.mMin || b->mMax > q.mMax ||
+            covered != q.mMax - q.mMin + 1)
+          tool.usageError("--buckets: entry '" + b->name + "' (M " +
+                          std::to_string(b->mMin) + ".." +
+                          std::to_string(b->mMax) +
+                          "), with its <name>_m<lo>_<hi> ranges, is not "
+                          "exactly one M bucket");
+      }
       for (const contract::TuningEntry *b : bases) {
         bool selected =
             wanted.empty() || is_contained(wanted, StringRef(b->name));
         std::vector<std::string> bucketNames;
+        for (const contract::TuningEntry *e : splits[b])
+          bucketNames.push_back(e->name);
+        const contract::MBucket qualified = bucketOf(b);
         for (const contract::MBucket &bucket : contract::kMBuckets) {
-          if (bucket.mMin <= b->mMax && b->mMin <= bucket.mMax) {
-            if (bucket.mMin != b->mMin || bucket.mMax != b->mMax)
-              tool.usageError("--buckets: entry '" + b->name + "' (M " +
-                              std::to_string(b->mMin) + ".." +
-                              std::to_string(b->mMax) +
-                              ") is not exactly one M bucket");
+          if (bucket.mMin == qualified.mMin)
             continue;
-          }
           std::string name =
               formatv("{0}_m{1}_{2}", b->name, bucket.mMin, bucket.mMax).str();
           bucketNames.push_back(name);
@@ -320,8 +353,8 @@ int main(int argc, char **argv) {
           kept.push_back(previous ? *previous : contract::TuningEntry{});
           jobsList.push_back(std::move(j));
         }
-        // Entries of the key that are neither its base nor a bucket entry
-        // would overlap the buckets.
+        // Entries of the key that are neither its base, nor a range of its
+        // bucket, nor a bucket entry would overlap the buckets.
         for (const contract::TuningEntry &e : db.entries)
           if (e.problem == b->problem && &e != b &&
               !is_contained(bucketNames, e.name))
@@ -521,9 +554,12 @@ int main(int argc, char **argv) {
       buckets
           ? "mxgemm tuning database for gfx950, one entry per (key, M range), "
             "format in docs/Runtime.md. Each key's first entry is its "
-            "qualified config; the entries <name>_m<lo>_<hi> were written by "
-            "mxgemm-tune --buckets (docs/Tuning.md, \"The database's bucket "
-            "entries: one command\"). Every 'predicted' figure is a "
+            "qualified config, with the entries <name>_m<lo>_<hi> inside its "
+            "M bucket where a range of that bucket has its own tile "
+            "(docs/Tuning.md, \"Full last rounds\"); the other entries "
+            "<name>_m<lo>_<hi> were written by mxgemm-tune --buckets "
+            "(docs/Tuning.md, \"The database's bucket entries: one "
+            "command\"). Every 'predicted' figure is a "
             "PREDICTION of mxgemm-sim (target table " +
                 hash + "), not a measurement."
           : "mxgemm tuning database written by mxgemm-tune (docs/Tuning.md): "

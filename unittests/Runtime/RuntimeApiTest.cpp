@@ -72,12 +72,13 @@ TEST(RuntimeApi, VersionAndStrings) {
 }
 
 TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
-  // One entry per family and M bucket (docs/Compiler.md): 7 x 8, then the
-  // six generic kernels (two weight-scale kinds x three M ranges), whose N
-  // and K read 0 (any).
-  ASSERT_EQ(mxgemm_kernel_count(), 62u);
+  // One entry per family and M bucket (docs/Compiler.md): 7 x 8, plus the
+  // two qualified buckets split at M = 9199 (shared_gate_up, fused_qkv),
+  // then the six generic kernels (two weight-scale kinds x three M
+  // ranges), whose N and K read 0 (any).
+  ASSERT_EQ(mxgemm_kernel_count(), 64u);
   std::vector<std::pair<int64_t, int64_t>> genericRanges;
-  for (size_t i = 56; i < 62; ++i) {
+  for (size_t i = 58; i < 64; ++i) {
     mxgemm_kernel_info info;
     ASSERT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
     EXPECT_EQ(info.n, 0) << info.entry;
@@ -102,8 +103,24 @@ TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
       if (std::strcmp(info.entry, family) != 0)
         continue;
       found = true;
-      EXPECT_EQ(info.m_min, 8193);
-      EXPECT_EQ(info.m_max, 16384);
+      // The qualified bucket 8193..16384, whole or split by M range with
+      // entries <family>_m<lo>_<hi> of the same key.
+      EXPECT_GE(info.m_min, 8193);
+      EXPECT_LE(info.m_max, 16384);
+      int64_t covered = 0;
+      for (size_t j = 0; j < mxgemm_kernel_count(); ++j) {
+        mxgemm_kernel_info other;
+        ASSERT_EQ(mxgemm_kernel_get(j, &other), MXGEMM_STATUS_OK);
+        if (other.n == info.n && other.k == info.k &&
+            other.w_scale == info.w_scale && other.m_min >= 8193 &&
+            other.m_max <= 16384 &&
+            (j == i ||
+             std::string(other.entry) == std::string(family) + "_m" +
+                                             std::to_string(other.m_min) + "_" +
+                                             std::to_string(other.m_max)))
+          covered += other.m_max - other.m_min + 1;
+      }
+      EXPECT_EQ(covered, 16384 - 8193 + 1) << family;
       EXPECT_STREQ(info.arch, "gfx950");
       EXPECT_EQ(info.x_type, MXGEMM_DTYPE_E4M3);
       EXPECT_EQ(info.w_scale, MXGEMM_SCALE_BLOCK32X32);
@@ -124,7 +141,7 @@ TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
     EXPECT_TRUE(found) << family;
   }
   mxgemm_kernel_info info;
-  EXPECT_EQ(mxgemm_kernel_get(62, &info), MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(mxgemm_kernel_get(64, &info), MXGEMM_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(mxgemm_kernel_get(0, nullptr), MXGEMM_STATUS_INVALID_ARGUMENT);
 }
 
