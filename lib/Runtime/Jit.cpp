@@ -178,7 +178,6 @@ void produce(Context &ctx, JitState &s, const mxgemm_problem &p, int64_t bucket,
   const std::string alias = autoConfigAlias(p, bucket);
   if (produceFromAlias(ctx, s, alias, a))
     return;
-  a.kernel = CachedKernel();
   std::string error;
   mxgemm_jit_entry_fn entry = loadLibrary(s, error);
   if (!entry) {

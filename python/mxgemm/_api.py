@@ -565,17 +565,18 @@ def _device_shape(name, obj, itemsize, want=None):
     shape = _device_shape_only(name, obj, itemsize, want)
     contiguous = getattr(obj, "is_contiguous", None)
     if (callable(contiguous) and not contiguous()) or \
-            _leading_dimension(name, obj, shape) != shape[1]:
+            _row_stride(name, obj, shape):
         raise InvalidArgument("INVALID_ARGUMENT", f"{name} is not "
                               f"contiguous")
     return shape
 
 
-def _leading_dimension(name, obj, shape):
-    """Elements from one row of a 2-D device operand to the next, from its
-    stride() (torch-style, in elements) where it has one; the row length
-    otherwise. Rows must be dense (stride(1) == 1): the C API describes
-    row-major views only."""
+def _row_stride(name, obj, shape):
+    """The leading dimension (elements from one row to the next) of a 2-D
+    operand as the C API's ld_* takes it: 0 for dense rows, else its
+    stride() (torch-style, in elements). Only row-major views with dense
+    rows (stride(1) == 1) can be described; an object without stride() is
+    dense unless it says it is not contiguous."""
     rows, cols = shape
     stride = getattr(obj, "stride", None)
     if not callable(stride):
@@ -583,32 +584,21 @@ def _leading_dimension(name, obj, shape):
         if callable(contiguous) and not contiguous():
             raise InvalidArgument("INVALID_ARGUMENT", f"{name} is not "
                                   f"contiguous and has no stride()")
-        return cols
-    if rows * cols == 0:
-        return cols
+        return 0
     try:
         row_step, col_step = (int(v) for v in stride())
     except (TypeError, ValueError):
         raise InvalidArgument("INVALID_ARGUMENT", f"{name}.stride() is not "
                               f"two integers") from None
-    if cols > 1 and col_step != 1:
-        raise InvalidArgument("INVALID_ARGUMENT", f"{name} has stride "
-                              f"{(row_step, col_step)}: rows must be "
-                              f"dense (stride(1) == 1); call .contiguous()")
-    if rows == 1:
-        return cols  # one row: its step never matters
-    if row_step < cols:
-        raise InvalidArgument("INVALID_ARGUMENT", f"{name} has stride "
-                              f"{(row_step, col_step)}: rows overlap (row "
-                              f"length {cols}); call .contiguous()")
-    return row_step
-
-
-def _view_shape(name, obj, itemsize, want=None):
-    """_device_shape for an operand that may be a row-major view: (shape,
-    leading dimension in elements)."""
-    shape = _device_shape_only(name, obj, itemsize, want)
-    return shape, _leading_dimension(name, obj, shape)
+    if rows * cols == 0 or (rows == 1 and cols == 1):
+        return 0
+    if (cols > 1 and col_step != 1) or (rows > 1 and row_step < cols):
+        raise InvalidArgument("INVALID_ARGUMENT", f"{name} must be row-major "
+                              f"with dense rows (stride (ld, 1), ld >= "
+                              f"{cols}), got stride {(row_step, col_step)}; "
+                              f"call .contiguous()")
+    # One row: its step never matters.
+    return 0 if rows == 1 or row_step == cols else row_step
 
 
 def _host_array(name, a, itemsize=1):
@@ -887,10 +877,10 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
         # runtime decides which kernels take them: the generic ones for X,
         # Xs and Y, none for W and Ws (NOT_ELIGIBLE, NOT_CONTIGUOUS).
         for name, o in zip(("x", "xs", "w", "ws"), ops):
-            ld = _view_shape(name, o, 1, shapes[name])[1]
-            lds["ld_" + name] = 0 if ld == shapes[name][1] else ld
-        ld = _view_shape("out", out, 2, (m, n))[1]
-        lds["ld_y"] = 0 if ld == n else ld
+            _device_shape_only(name, o, 1, shapes[name])
+            lds["ld_" + name] = _row_stride(name, o, shapes[name])
+        _device_shape_only("out", out, 2, (m, n))
+        lds["ld_y"] = _row_stride("out", out, (m, n))
     else:
         for name, a in zip(("xs", "w", "ws"), arrays[1:]):
             if a.shape != shapes[name]:

@@ -224,28 +224,15 @@ def _contiguous(**tensors):
                                 f"{tuple(t.stride())}; call .contiguous()")
 
 
-def _dense_rows(**tensors):
-    """Row-major views: each row dense (stride(1) == 1), rows apart by any
-    stride at least the row length (what the C API's ld_* describe)."""
-    for name, t in tensors.items():
-        rows, cols = t.shape
-        row_step, col_step = t.stride()
-        if rows * cols == 0 or (rows == 1 and cols == 1):
-            continue
-        if (cols > 1 and col_step != 1) or (rows > 1 and row_step < cols):
-            raise ArgumentError(f"{name} must be row-major with dense rows "
-                                f"(stride (ld, 1), ld >= {cols}), got stride "
-                                f"{tuple(t.stride())}; call .contiguous()")
-
-
-def _leading_dimensions(**tensors):
-    """ld_* for the runtime: a view's row stride, 0 for dense rows."""
-    lds = {}
-    for name, t in tensors.items():
-        rows, cols = t.shape
-        lds["ld_" + name] = t.stride()[0] if rows > 1 and \
-            t.stride()[0] != cols else 0
-    return lds
+def _row_strides(**tensors):
+    """{ld_<key>: leading dimension} of tensors given as key=(name, t), by
+    the binding's rule (_api._row_stride: row-major views with dense rows,
+    0 for dense rows); ArgumentError for any other layout."""
+    try:
+        return {"ld_" + key: _api._row_stride(name, t, tuple(t.shape))
+                for key, (name, t) in tensors.items()}
+    except _api.InvalidArgument as e:
+        raise ArgumentError(e.message) from None
 
 
 def _same_device(**tensors):
@@ -313,8 +300,9 @@ class _Gemm:
                 f"weight_scale must be [ceil(N/32), K/32] = {list(block)} "
                 f"(32x32 blocks) or [N, K/32] = {list(row)} (per row), got "
                 f"{list(weight_scale.shape)}")
-        _dense_rows(x=x, x_scale=x_scale, weight=weight,
-                    weight_scale=weight_scale)
+        lds = _row_strides(x=("x", x), xs=("x_scale", x_scale),
+                           w=("weight", weight),
+                           ws=("weight_scale", weight_scale))
         self.m, self.n, self.k = m, n, k
         self.x_format, self.w_format = _FP8[x.dtype], _FP8[weight.dtype]
         self.out_dtype, self.out_type = out_dtype, _OUT[out_dtype]
@@ -323,9 +311,7 @@ class _Gemm:
         self.device = x.device
         # GPU tensors are read in place, so the runtime sees their strides;
         # CPU tensors reach it as dense copies.
-        self.lds = _leading_dimensions(
-            x=x, xs=x_scale, w=weight, ws=weight_scale) \
-            if x.device.type == "cuda" else {}
+        self.lds = lds if x.device.type == "cuda" else {}
 
     def key_kernel(self):
         return _kernel_for(self.n, self.k, self.x_format, self.w_format,

@@ -267,34 +267,32 @@ int main(int argc, char **argv) {
       // A qualified config may be split by M range inside its bucket (a
       // tile chosen per range): the entries <base>_m<lo>_<hi> of the key
       // inside the base's bucket, kept byte for byte after the base.
-      auto bucketOf = [](const contract::TuningEntry *e) {
-        for (const contract::MBucket &bucket : contract::kMBuckets)
-          if (bucket.mMin <= e->mMin && e->mMin <= bucket.mMax)
-            return bucket;
-        return contract::kMBuckets.back();
-      };
       auto rangeName = [](const contract::TuningEntry *b, int64_t lo,
                           int64_t hi) {
         return formatv("{0}_m{1}_{2}", b->name, lo, hi).str();
       };
-      std::map<const contract::TuningEntry *,
-               std::vector<const contract::TuningEntry *>>
-          splits;
+      struct Qualified {
+        contract::MBucket bucket;
+        std::vector<std::string> rangeNames;
+      };
+      std::map<const contract::TuningEntry *, Qualified> qualified;
       for (const contract::TuningEntry *b : bases) {
-        const contract::MBucket q = bucketOf(b);
+        Qualified &q = qualified[b];
+        q.bucket = contract::kMBuckets[contract::findMBucket(b->mMin)];
         int64_t covered = b->mMax - b->mMin + 1;
         kept.push_back(*b);
         for (const contract::TuningEntry &e : db.entries)
-          if (&e != b && e.problem == b->problem && e.mMin >= q.mMin &&
-              e.mMax <= q.mMax && e.name == rangeName(b, e.mMin, e.mMax)) {
-            splits[b].push_back(&e);
+          if (&e != b && e.problem == b->problem && e.mMin >= q.bucket.mMin &&
+              e.mMax <= q.bucket.mMax &&
+              e.name == rangeName(b, e.mMin, e.mMax)) {
+            q.rangeNames.push_back(e.name);
             covered += e.mMax - e.mMin + 1;
             kept.push_back(e);
           }
         // The key's entries do not overlap (the reader checks it), so the
         // lengths add up to the bucket only if they tile it.
-        if (b->mMin < q.mMin || b->mMax > q.mMax ||
-            covered != q.mMax - q.mMin + 1)
+        if (b->mMax > q.bucket.mMax ||
+            covered != q.bucket.mMax - q.bucket.mMin + 1)
           tool.usageError("--buckets: entry '" + b->name + "' (M " +
                           std::to_string(b->mMin) + ".." +
                           std::to_string(b->mMax) +
@@ -304,15 +302,12 @@ int main(int argc, char **argv) {
       for (const contract::TuningEntry *b : bases) {
         bool selected =
             wanted.empty() || is_contained(wanted, StringRef(b->name));
-        std::vector<std::string> bucketNames;
-        for (const contract::TuningEntry *e : splits[b])
-          bucketNames.push_back(e->name);
-        const contract::MBucket qualified = bucketOf(b);
+        const Qualified &q = qualified[b];
+        std::vector<std::string> bucketNames = q.rangeNames;
         for (const contract::MBucket &bucket : contract::kMBuckets) {
-          if (bucket.mMin == qualified.mMin)
+          if (bucket.mMin == q.bucket.mMin)
             continue;
-          std::string name =
-              formatv("{0}_m{1}_{2}", b->name, bucket.mMin, bucket.mMax).str();
+          std::string name = rangeName(b, bucket.mMin, bucket.mMax);
           bucketNames.push_back(name);
           const contract::TuningEntry *previous = db.find(name);
           if (previous && previous->problem != b->problem)
