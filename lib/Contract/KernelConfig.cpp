@@ -95,7 +95,7 @@ bool KernelConfig::operator==(const KernelConfig &o) const {
          stageX == o.stageX && stageW == o.stageW && stages == o.stages &&
          ldsLayout == o.ldsLayout && split == o.split &&
          wavesPerEU == o.wavesPerEU && schedule == o.schedule &&
-         kSplits == o.kSplits;
+         kSplits == o.kSplits && persistent == o.persistent;
 }
 
 int64_t KernelConfig::ldsBytes() const {
@@ -206,6 +206,14 @@ ErrorMessage contract::verifyConfig(const KernelConfig &c,
                         "packed_registers (split-K kernels are for small M, "
                         "where W is streamed once and LDS staging buys no "
                         "reuse)";
+  if (c.persistent < 0 || c.persistent > kMaxPersistent)
+    return Message() << "persistent must be in 0.." << kMaxPersistent
+                     << " (workgroups per CU), got " << c.persistent;
+  // A walked tile is one whole K reduction: the segments of a split tile
+  // would need their own walk and a reduction launch per round.
+  if (c.isPersistent() && c.splitsK())
+    return Message() << "persistent = " << c.persistent
+                     << " cannot be combined with k_splits = " << c.kSplits;
   if (c.wavesPerEU < 0 || c.wavesPerEU > t.maxWavesPerSimd)
     return Message() << "waves_per_eu must be in 0.." << t.maxWavesPerSimd
                      << ", got " << c.wavesPerEU;
@@ -260,11 +268,13 @@ enum Field {
   FWavesPerEU,
   FSchedule,
   FKSplits,
+  FPersistent,
 };
 constexpr std::array<std::string_view, kNumConfigFields> kFieldNames = {
-    "tile_m",     "tile_n",  "tile_k",       "waves_m",  "waves_n", "mfma",
-    "group_m",    "group_n", "xcd_remap",    "stage_x",  "stage_w", "stages",
-    "lds_layout", "split",   "waves_per_eu", "schedule", "k_splits"};
+    "tile_m",   "tile_n",   "tile_k",     "waves_m",   "waves_n",
+    "mfma",     "group_m",  "group_n",    "xcd_remap", "stage_x",
+    "stage_w",  "stages",   "lds_layout", "split",     "waves_per_eu",
+    "schedule", "k_splits", "persistent"};
 
 /// The integer member of field `f`, or null for non-integer fields.
 int64_t *integerField(KernelConfig &c, int f) {
@@ -291,6 +301,8 @@ int64_t *integerField(KernelConfig &c, int f) {
     return &c.wavesPerEU;
   case FKSplits:
     return &c.kSplits;
+  case FPersistent:
+    return &c.persistent;
   default:
     return nullptr;
   }

@@ -123,6 +123,8 @@ std::string KernelDescriptor::toJson() const {
                    {"num_xcds", grid.numXcds}};
   if (grid.kSplits != 1)
     j["grid"]["k_splits"] = grid.kSplits;
+  if (grid.maxWorkgroups != 0)
+    j["grid"]["max_workgroups"] = grid.maxWorkgroups;
   j["arguments"] = std::move(args);
   j["w_layout"] = std::string(weightLayoutName(wLayout));
   j["x_scale_layout"] = std::string(scaleLayoutName(xScaleLayout));
@@ -254,7 +256,8 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
   {
     ObjectReader g(*grid, "grid", error);
     g.onlyFields({"workgroup_size", "program_tile_m", "tile_n", "num_tiles_n",
-                  "group_m", "group_n", "xcd_remap", "num_xcds", "k_splits"});
+                  "group_m", "group_n", "xcd_remap", "num_xcds", "k_splits",
+                  "max_workgroups"});
     g.integer("workgroup_size", d.workgroupSize);
     g.integer("program_tile_m", d.grid.programTileM);
     g.integer("tile_n", d.grid.tileN);
@@ -265,6 +268,8 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
     g.integer("num_xcds", d.grid.numXcds);
     if (grid->contains("k_splits"))
       g.integer("k_splits", d.grid.kSplits);
+    if (grid->contains("max_workgroups"))
+      g.integer("max_workgroups", d.grid.maxWorkgroups);
   }
   for (size_t i = 0; i < args->size() && !error; ++i) {
     ObjectReader a((*args)[i], "arguments[" + std::to_string(i) + "]", error);
@@ -324,7 +329,8 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
       g.programTileM != eg.programTileM || g.tileN != eg.tileN ||
       g.numTilesN != eg.numTilesN || g.groupM != eg.groupM ||
       g.groupN != eg.groupN || g.xcdRemap != eg.xcdRemap ||
-      g.numXcds != eg.numXcds || g.kSplits != eg.kSplits)
+      g.numXcds != eg.numXcds || g.kSplits != eg.kSplits ||
+      g.maxWorkgroups != eg.maxWorkgroups)
     return mismatch("grid");
   if (d.arguments != expected.arguments)
     return mismatch("arguments");

@@ -227,6 +227,7 @@ TileGrid TileGrid::of(const KernelConfig &config, int64_t n,
   g.xcdRemap = config.xcdRemap;
   g.numXcds = target.numXcds;
   g.kSplits = config.kSplits;
+  g.maxWorkgroups = config.persistent * target.numCus;
   return g;
 }
 
@@ -256,7 +257,9 @@ bool TileGrid::isValid() const {
          groupM <= kMaxGroupExtent && groupN >= 0 &&
          groupN <= kMaxGroupExtent &&
          (!xcdRemap || (numXcds >= 1 && numXcds <= 64)) && kSplits >= 1 &&
-         kSplits <= kMaxKSplits;
+         kSplits <= kMaxKSplits && maxWorkgroups >= 0 &&
+         maxWorkgroups <= kMaxPersistentWorkgroups &&
+         (maxWorkgroups == 0 || kSplits == 1);
 }
 
 ErrorMessage TileGrid::validate() const {
@@ -276,6 +279,12 @@ ErrorMessage TileGrid::validate() const {
                   " x ", groupN);
   if (kSplits < 1 || kSplits > kMaxKSplits)
     return concat("k_splits must be in 1..", kMaxKSplits, ", got ", kSplits);
+  if (maxWorkgroups < 0 || maxWorkgroups > kMaxPersistentWorkgroups)
+    return concat("max_workgroups must be in 0..", kMaxPersistentWorkgroups,
+                  ", got ", maxWorkgroups);
+  if (maxWorkgroups != 0 && kSplits != 1)
+    return concat("a persistent grid (max_workgroups = ", maxWorkgroups,
+                  ") cannot split K (k_splits = ", kSplits, ")");
   return concat("num_xcds must be in 1..64 with xcd_remap, got ", numXcds);
 }
 
@@ -290,7 +299,30 @@ std::optional<int64_t> TileGrid::numWorkgroups(int64_t m) const {
       __builtin_mul_overflow(count, kSplits, &count) ||
       count > int64_t(UINT32_MAX))
     return std::nullopt;
+  if (maxWorkgroups != 0)
+    count = std::min(count, maxWorkgroups);
   return count;
+}
+
+std::optional<int64_t> TileGrid::numTiles(int64_t m) const {
+  TileGrid all = *this;
+  all.maxWorkgroups = 0;
+  std::optional<int64_t> count = all.numWorkgroups(m);
+  if (!count)
+    return std::nullopt;
+  return *count / kSplits;
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+TileGrid::tileOriginOfTile(int64_t tile, int64_t m) const {
+  std::optional<int64_t> tiles = numTiles(m);
+  if (!tiles || tile < 0 || tile >= *tiles)
+    return std::nullopt;
+  IntegerTileArith arith;
+  const int64_t tilesM = (m + programTileM - 1) / programTileM;
+  auto [tileM, tileCol] = mapProgramToTile(arith, tile, tilesM, numTilesN,
+                                           groupM, groupN, xcdRemap, numXcds);
+  return std::make_pair(tileM * programTileM, tileCol * tileN);
 }
 
 std::optional<std::pair<int64_t, int64_t>>
@@ -298,13 +330,7 @@ TileGrid::tileOrigin(int64_t workgroup, int64_t m) const {
   std::optional<int64_t> count = numWorkgroups(m);
   if (!count || workgroup < 0 || workgroup >= *count)
     return std::nullopt;
-  IntegerTileArith arith;
-  const int64_t tilesM = (m + programTileM - 1) / programTileM;
   // Split-K grids are 2-D: x is the tile, y the K segment; flat id w is
-  // x + y * tiles.
-  const int64_t tiles = *count / kSplits;
-  auto [tileM, tileCol] =
-      mapProgramToTile(arith, workgroup % tiles, tilesM, numTilesN, groupM,
-                       groupN, xcdRemap, numXcds);
-  return std::make_pair(tileM * programTileM, tileCol * tileN);
+  // x + y * tiles. A persistent workgroup's first tile is its id.
+  return tileOriginOfTile(workgroup % (*count / kSplits), m);
 }

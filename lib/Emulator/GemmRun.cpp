@@ -100,13 +100,25 @@ mxgemm::emu::runGemm(const CodeObject &object,
     const int64_t lastRow = (m - 1) / grid.programTileM * grid.programTileM;
     const int64_t lastCol = (grid.numTilesN - 1) * grid.tileN;
     const int64_t midCol = grid.numTilesN / 2 * grid.tileN;
+    // Tiles are sampled; a persistent workgroup runs every tile it walks
+    // (w, w + grid, ...), so the workgroup of a sampled tile is its id
+    // modulo the grid.
+    const uint64_t allTiles = uint64_t(*grid.numTiles(m));
     config.workgroupsToRun =
-        sampleWorkgroups(tiles, options.sample, [&](uint64_t tile) {
-          auto origin = grid.tileOrigin(int64_t(tile), m);
+        sampleWorkgroups(allTiles, options.sample, [&](uint64_t tile) {
+          auto origin = grid.tileOriginOfTile(int64_t(tile), m);
           return origin && origin->first == lastRow &&
                  (origin->second == 0 || origin->second == midCol ||
                   origin->second == lastCol);
         });
+    if (allTiles != tiles) {
+      for (uint64_t &id : config.workgroupsToRun)
+        id %= tiles;
+      std::sort(config.workgroupsToRun.begin(), config.workgroupsToRun.end());
+      config.workgroupsToRun.erase(std::unique(config.workgroupsToRun.begin(),
+                                               config.workgroupsToRun.end()),
+                                   config.workgroupsToRun.end());
+    }
   }
   // Every segment of a sampled tile runs, or its sum would be incomplete.
   if (splits > 1 && !config.workgroupsToRun.empty()) {

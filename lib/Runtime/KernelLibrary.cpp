@@ -179,6 +179,13 @@ ArgumentPacking::build(const contract::KernelDescriptor &d,
                        "its k_splits (") +
            std::to_string(d.config.kSplits) + ")";
   out.splitK = d.config.splitsK();
+  // A persistent workgroup walks several tiles; mxgemm_plan_workgroup_tile
+  // and the plan's grid describe one tile per workgroup.
+  if (d.config.isPersistent())
+    return "the kernel is persistent (persistent = " +
+           std::to_string(d.config.persistent) +
+           "): its workgroups walk several tiles, which this runtime's plan "
+           "does not describe; the compiler, emulator and simulator run it";
   const bool ldX = d.findArgument(contract::kArgLdX),
              ldXs = d.findArgument(contract::kArgLdXScales),
              ldY = d.findArgument(contract::kArgLdY);

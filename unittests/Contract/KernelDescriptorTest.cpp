@@ -72,6 +72,30 @@ TEST(KernelDescriptorTest, RoundTrips) {
   EXPECT_EQ(back.problem, d.problem);
 }
 
+// A persistent kernel's grid cap is derived from its config: written only
+// when set, refused when it disagrees.
+TEST(KernelDescriptorTest, PersistentGridRoundTripsAndIsChecked) {
+  KernelDescriptor d = sample();
+  EXPECT_EQ(d.toJson().find("max_workgroups"), std::string::npos);
+  EXPECT_EQ(d.toJson().find("persistent"), std::string::npos);
+  d.config.persistent = 2;
+  d.grid.maxWorkgroups = 512;
+  const std::string json = d.toJson();
+  EXPECT_NE(json.find("\"max_workgroups\": 512"), std::string::npos);
+  EXPECT_NE(json.find("\"persistent\": 2"), std::string::npos);
+  KernelDescriptor back;
+  ErrorMessage e = KernelDescriptor::parse(json, back);
+  ASSERT_FALSE(e) << *e;
+  EXPECT_EQ(back.grid.maxWorkgroups, 512);
+  EXPECT_EQ(back.config, d.config);
+  EXPECT_EQ(parseError(replace(json, "\"max_workgroups\": 512",
+                               "\"max_workgroups\": 256")),
+            "kernel descriptor: grid disagrees with the problem and config "
+            "(expected what this build derives from them)");
+  EXPECT_NE(parseError(replace(json, ",\n    \"max_workgroups\": 512", "")),
+            "");
+}
+
 TEST(KernelDescriptorTest, ConfigSourceIsOptional) {
   KernelDescriptor d = sample();
   EXPECT_EQ(d.toJson().find("config_source"), std::string::npos);

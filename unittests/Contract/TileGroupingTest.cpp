@@ -138,3 +138,46 @@ TEST(TileGridTest, GridsPastThe32BitHipLimitAreRejected) {
   EXPECT_FALSE(g.numWorkgroups(2147483647));
   EXPECT_EQ(g.numWorkgroups(255), int64_t(255) << 24);
 }
+
+TEST(TileGridTest, PersistentGridsWalkEveryTileOnce) {
+  // 256-wide tiles over 64 columns, 8M x 4N groups with XCD remap, at most
+  // one workgroup per CU of gfx950: 72 x 64 = 4608 tiles on 256 workgroups.
+  KernelConfig c;
+  c.tileM = c.tileN = 256;
+  c.persistent = 1;
+  c.groupM = 8;
+  c.groupN = 4;
+  c.xcdRemap = true;
+  TileGrid g = TileGrid::of(c, 16384, mxgemm::target::kGFX950);
+  ASSERT_FALSE(g.validate());
+  EXPECT_EQ(g.maxWorkgroups, 256);
+  const int64_t m = 72 * 256 - 5;
+  EXPECT_EQ(g.numWorkgroups(m), 256);
+  ASSERT_EQ(g.numTiles(m), 72 * 64);
+  // Workgroup w walks tiles w, w + 256, ...: together every tile once, and
+  // each keeps its XCD (the grid is a multiple of 8).
+  std::vector<int> hits(72 * 64, 0);
+  for (int64_t tile = 0; tile < 72 * 64; ++tile) {
+    auto origin = g.tileOriginOfTile(tile, m);
+    ASSERT_TRUE(origin);
+    ++hits[origin->first / 256 * 64 + origin->second / 256];
+  }
+  for (int h : hits)
+    EXPECT_EQ(h, 1);
+  EXPECT_EQ(g.tileOrigin(5, m), g.tileOriginOfTile(5, m));
+  EXPECT_FALSE(g.tileOrigin(256, m));
+  EXPECT_FALSE(g.tileOriginOfTile(72 * 64, m));
+  // Fewer tiles than the cap: one workgroup per tile.
+  EXPECT_EQ(g.numWorkgroups(256), 64);
+  // A persistent grid does not split K, and its cap is bounded.
+  TileGrid split = g;
+  split.kSplits = 2;
+  EXPECT_TRUE(split.validate());
+  EXPECT_FALSE(split.numWorkgroups(m));
+  TileGrid huge = g;
+  huge.maxWorkgroups = kMaxPersistentWorkgroups + 1;
+  EXPECT_TRUE(huge.validate());
+  TileGrid negative = g;
+  negative.maxWorkgroups = -1;
+  EXPECT_TRUE(negative.validate());
+}

@@ -62,6 +62,9 @@ using ErrorMessage = std::optional<std::string>;
 constexpr int64_t kMaxTileExtent = 4096;   // tile_m, tile_n, tile_k
 constexpr int64_t kMaxGroupExtent = 65536; // group_m, group_n
 constexpr int64_t kMaxKSplits = 64;        // k_splits
+constexpr int64_t kMaxPersistent = 8;      // persistent (workgroups per CU)
+/// Bound of a persistent grid's workgroup count (far above 8 x 256 CUs).
+constexpr int64_t kMaxPersistentWorkgroups = 1 << 20;
 
 /// Every field of `#mxgemm.config`, with its default.
 struct KernelConfig {
@@ -79,6 +82,12 @@ struct KernelConfig {
   /// each workgroup accumulates one segment into an FP32 workspace, and a
   /// second launch adds the segments in ascending order. 1 = no split.
   int64_t kSplits = 1;
+  /// Persistent grid (docs/Design.md "Persistent kernels"): at most
+  /// `persistent` workgroups per CU are launched and each walks the tiles
+  /// t = id, id + grid, ...; the LDS ring keeps running across tiles, so
+  /// the next tile's first K tiles are copied during this tile's last
+  /// iterations. 0 = one workgroup per tile.
+  int64_t persistent = 0;
 
   bool operator==(const KernelConfig &other) const;
   bool operator!=(const KernelConfig &other) const { return !(*this == other); }
@@ -105,6 +114,8 @@ struct KernelConfig {
   int64_t ldsBytes() const;
   /// True if the kernel splits the K reduction (two launches, a workspace).
   bool splitsK() const { return kSplits > 1; }
+  /// True if workgroups walk several tiles (a capped grid).
+  bool isPersistent() const { return persistent > 0; }
   /// True if W is read from pre-packed MFMA panels.
   bool readsWeightPanels() const { return stageW == Staging::PackedRegisters; }
 };
@@ -126,8 +137,8 @@ ErrorMessage verifyConfig(const KernelConfig &config,
 /// Number of config fields and the name of field `i` in canonical order
 /// (tile_m, tile_n, tile_k, waves_m, waves_n, mfma, group_m, group_n,
 /// xcd_remap, stage_x, stage_w, stages, lds_layout, split, waves_per_eu,
-/// schedule, k_splits).
-constexpr int kNumConfigFields = 17;
+/// schedule, k_splits, persistent).
+constexpr int kNumConfigFields = 18;
 std::string_view configFieldName(int field);
 /// Index of the field called `name`, or -1.
 int findConfigField(std::string_view name);

@@ -121,6 +121,9 @@ struct TileGrid {
   int64_t numXcds = 0;
   /// Split-K segments: the grid's y dimension (x is the tile).
   int64_t kSplits = 1;
+  /// Persistent grids: at most this many workgroups, each walking the tiles
+  /// w, w + grid, ... (config `persistent` x the CUs); 0 = one per tile.
+  int64_t maxWorkgroups = 0;
 
   /// The grid of `config` for N = `n` on `target`.
   static TileGrid of(const KernelConfig &config, int64_t n,
@@ -141,11 +144,18 @@ struct TileGrid {
   /// exceeds the kernel's i32 M argument or the count exceeds UINT32_MAX
   /// (HIP grid dimensions are 32-bit).
   std::optional<int64_t> numWorkgroups(int64_t m) const;
+  /// Output tiles for `m` rows (without the k_splits dimension); equal to
+  /// the workgroups of x unless the grid is persistent.
+  std::optional<int64_t> numTiles(int64_t m) const;
   /// First output row and column of workgroup `workgroup` (the flat id,
   /// x + y * tiles) for `m` rows;
   /// nothing where numWorkgroups is nothing or workgroup is past the grid.
   std::optional<std::pair<int64_t, int64_t>> tileOrigin(int64_t workgroup,
                                                         int64_t m) const;
+  /// First output row and column of tile `tile` (0 .. numTiles(m) - 1) in
+  /// the walk order; a persistent workgroup w runs the tiles w + i * grid.
+  std::optional<std::pair<int64_t, int64_t>> tileOriginOfTile(int64_t tile,
+                                                              int64_t m) const;
 };
 
 } // namespace mxgemm::contract

@@ -135,6 +135,21 @@
 
 // -----
 
+// expected-error @+1 {{persistent must be in 0..8 (workgroups per CU), got 9}}
+#c = #mxgemm.config<persistent = 9>
+
+// -----
+
+// expected-error @+1 {{persistent must be in 0..8 (workgroups per CU), got -1}}
+#c = #mxgemm.config<persistent = -1>
+
+// -----
+
+// expected-error @+1 {{persistent = 1 cannot be combined with k_splits = 2}}
+#c = #mxgemm.config<persistent = 1, k_splits = 2>
+
+// -----
+
 // expected-error @+1 {{waves_per_eu must be in 0..8, got 9}}
 #c = #mxgemm.config<waves_per_eu = 9>
 

@@ -101,7 +101,7 @@ ConfigAttr ConfigAttr::get(MLIRContext *ctx, const contract::KernelConfig &c) {
       c.groupM, c.groupN, c.xcdRemap, static_cast<Staging>(c.stageX),
       static_cast<Staging>(c.stageW), c.stages,
       static_cast<LdsLayout>(c.ldsLayout), c.split, c.wavesPerEU,
-      static_cast<Schedule>(c.schedule), c.kSplits);
+      static_cast<Schedule>(c.schedule), c.kSplits, c.persistent);
 }
 
 contract::KernelConfig ConfigAttr::getKernelConfig() const {
@@ -123,6 +123,7 @@ contract::KernelConfig ConfigAttr::getKernelConfig() const {
   c.wavesPerEU = getWavesPerEU();
   c.schedule = static_cast<contract::Schedule>(getSchedule());
   c.kSplits = getKSplits();
+  c.persistent = getPersistent();
   return c;
 }
 
@@ -157,7 +158,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  Staging stageX, Staging stageW, int64_t stages,
                                  LdsLayout ldsLayout, int64_t split,
                                  int64_t wavesPerEU, Schedule schedule,
-                                 int64_t kSplits) {
+                                 int64_t kSplits, int64_t persistent) {
   contract::KernelConfig c;
   c.tileM = tileM;
   c.tileN = tileN;
@@ -176,6 +177,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   c.wavesPerEU = wavesPerEU;
   c.schedule = static_cast<contract::Schedule>(schedule);
   c.kSplits = kSplits;
+  c.persistent = persistent;
   if (contract::ErrorMessage error = contract::verifyConfig(c, configTarget()))
     return emitError() << *error;
   return success();
@@ -229,7 +231,7 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
       fromContract(f.mfma), f.groupM, f.groupN, f.xcdRemap,
       static_cast<Staging>(f.stageX), static_cast<Staging>(f.stageW), f.stages,
       static_cast<LdsLayout>(f.ldsLayout), f.split, f.wavesPerEU,
-      static_cast<Schedule>(f.schedule), f.kSplits);
+      static_cast<Schedule>(f.schedule), f.kSplits, f.persistent);
 }
 
 void ConfigAttr::print(AsmPrinter &printer) const {

@@ -30,12 +30,28 @@
 // tile t-1 before the barrier that lets either refill its slot, and the
 // refill of slot (t-1) % N never meets a read of tile t or t+1 for N >= 3.
 //
+// In a persistent kernel the K loop sits in a walk over the workgroup's
+// tiles (mxgemm.tile_walk). The ring then runs across tiles as if their K
+// loops were one: the prologue is issued once, before the walk; a refill
+// past the last K tile copies the next tile's first K tiles (clamped as
+// above when there is no next tile), and the slot counter continues from
+// tile to tile. Between two tiles every wave passes the next tile's
+// publishing barrier only after every wave finished the previous tile, so
+// the refill of the previous tile's last slot is as safe as inside a tile.
+// Waits stay counts of copies: the epilogue's stores issued after the
+// copies only make them wait longer. With fewer K tiles than stages - 1
+// the ring cannot run ahead by a whole tile: each tile then has its own
+// prologue behind a barrier.
+//
 //===----------------------------------------------------------------------===//
 
+#include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
 using namespace mlir;
@@ -56,6 +72,39 @@ std::optional<int64_t> constantIndex(Value v) {
   if (auto c = v.getDefiningOp<arith::ConstantIndexOp>())
     return c.value();
   return std::nullopt;
+}
+
+/// The value `v` computes in `walk`'s body for the tile whose walk index
+/// `map` maps the walk's induction variable to: side-effect-free ops of
+/// the body that `v` depends on are cloned at `b` (values from outside the
+/// body are used as they are).
+FailureOr<Value> cloneForTile(OpBuilder &b, Value v, scf::ForOp walk,
+                              IRMapping &map) {
+  if (Value mapped = map.lookupOrNull(v))
+    return mapped;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != walk.getBody())
+    return v;
+  if (def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+    return failure();
+  for (Value operand : def->getOperands())
+    if (failed(cloneForTile(b, operand, walk, map)))
+      return failure();
+  b.clone(*def, map);
+  return map.lookup(v);
+}
+
+/// Operands of `copies` computed per tile in `walk`'s body (tile bases),
+/// which a copy for another tile must compute again.
+SetVector<Value> perTileOperands(ArrayRef<CopyToLdsOp> copies,
+                                 scf::ForOp walk) {
+  SetVector<Value> values;
+  for (CopyToLdsOp c : copies)
+    for (Value v : c->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        if (def->getBlock() == walk.getBody())
+          values.insert(v);
+  return values;
 }
 
 /// Pipelines `loop` `stages` deep; returns the number of copies issued in
@@ -103,14 +152,66 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   auto idx = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
+  // A persistent kernel's walk over tiles, if the ring can run across it.
+  scf::ForOp walk = dyn_cast<scf::ForOp>(loop->getParentOp());
+  if (walk && !walk->hasAttr(kTileWalkAttrName))
+    walk = nullptr;
+  if (walk && numTiles < stages - 1) {
+    // Too few K tiles to run ahead by stages - 1: a prologue per tile, once
+    // every wave has left the previous tile's slots.
+    RingBarrierOp::create(b, loc);
+    walk = nullptr;
+  }
+  SetVector<Value> tileValues;
+  if (walk) {
+    tileValues = perTileOperands(copies, walk);
+    b.setInsertionPoint(walk);
+  }
+  // The first tile's per-tile operands, before the walk.
+  IRMapping firstTile;
+  if (walk) {
+    firstTile.map(walk.getInductionVar(), walk.getLowerBound());
+    for (Value v : tileValues)
+      if (failed(cloneForTile(b, v, walk, firstTile)))
+        return loop.emitOpError("a copy's tile base must be computed without "
+                                "side effects in the tile walk");
+  }
   // Prologue: tiles 0 .. stages-2 into slots 0 .. stages-2 (clamped to the
   // last tile, so that the steady state's wait count always holds).
   for (int64_t t = 0; t < stages - 1; ++t) {
     IRMapping map;
     map.map(stage, idx(t));
     map.map(loop.getInductionVar(), idx(std::min(t, numTiles - 1) * *step));
+    for (Value v : tileValues)
+      map.map(v, firstTile.lookup(v));
     for (CopyToLdsOp c : copies)
       b.clone(*c, map);
+  }
+
+  // The next tile's operands and where this tile's K tiles sit in the
+  // ring's sequence: (tiles walked before it) * numTiles.
+  b.setInsertionPoint(loop);
+  Value hasNext, ringOffset;
+  DenseMap<Value, Value> nextTileValues;
+  if (walk) {
+    Value tileIndex = walk.getInductionVar(), grid = walk.getStep();
+    Value next = arith::AddIOp::create(b, loc, tileIndex, grid);
+    hasNext = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next,
+                                    walk.getUpperBound());
+    IRMapping nextTile;
+    nextTile.map(walk.getInductionVar(), next);
+    for (Value v : tileValues) {
+      FailureOr<Value> nextValue = cloneForTile(b, v, walk, nextTile);
+      if (failed(nextValue))
+        return loop.emitOpError("a copy's tile base must be computed without "
+                                "side effects in the tile walk");
+      nextTileValues[v] =
+          arith::SelectOp::create(b, loc, hasNext, *nextValue, v);
+    }
+    Value walked = walk.getRegionIterArgs()[0];
+    ringOffset = arith::RemUIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, walked, idx(numTiles)),
+        idx(stages));
   }
 
   // Steady state: wait for tile t, publish it, refill the slot of tile t-1
@@ -118,6 +219,8 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   b.setInsertionPointToStart(loop.getBody());
   Value iv = loop.getInductionVar();
   Value tile = arith::DivUIOp::create(b, loc, iv, idx(*step));
+  if (ringOffset)
+    tile = arith::AddIOp::create(b, loc, tile, ringOffset);
   Value slot = arith::RemUIOp::create(b, loc, tile, idx(stages));
   stage.replaceUsesWithIf(
       slot, [&](OpOperand &use) { return loop->isAncestor(use.getOwner()); });
@@ -132,6 +235,14 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
     mmas.front().setPingpongPending(pending);
     OpBuilder pre(loop);
     WaitCopiesOp::create(pre, loc, pre.getI64IntegerAttr(pending));
+    // With a ring running across a tile walk the stagger runs across it
+    // too: B leads once before the walk and A trails once after it, so that
+    // a tile's epilogue overlaps the other group's last MFMAs.
+    Operation *staggered = walk ? walk.getOperation() : loop.getOperation();
+    pre.setInsertionPoint(staggered);
+    // B's lead barrier publishes B's copies of the first K tile to A.
+    if (walk)
+      WaitCopiesOp::create(pre, loc, pre.getI64IntegerAttr(pending));
     Value wave = arith::DivUIOp::create(
         pre, loc, gpu::ThreadIdOp::create(pre, loc, gpu::Dimension::x),
         arith::ConstantIndexOp::create(pre, loc, 64));
@@ -141,7 +252,7 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
     auto lead = scf::IfOp::create(pre, loc, groupB);
     pre.setInsertionPointToStart(lead.thenBlock());
     RingBarrierOp::create(pre, loc);
-    pre.setInsertionPointAfter(loop);
+    pre.setInsertionPointAfter(staggered);
     auto trail = scf::IfOp::create(
         pre, loc,
         arith::XOrIOp::create(
@@ -156,17 +267,34 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   wait.erase();
 
   b.setInsertionPointAfter(publish);
-  Value aheadK = arith::MinUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, iv, idx((stages - 1) * *step)),
-      idx(*ub - *step));
+  Value ahead = arith::AddIOp::create(b, loc, iv, idx((stages - 1) * *step));
+  Value aheadK, rolled;
+  if (walk) {
+    // Past this tile's last K tile: the next tile's first ones.
+    rolled = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, ahead,
+                                   idx(*ub));
+    Value wrapped = arith::SelectOp::create(
+        b, loc, hasNext, arith::SubIOp::create(b, loc, ahead, idx(*ub)),
+        idx(*ub - *step));
+    aheadK = arith::SelectOp::create(b, loc, rolled, wrapped, ahead);
+  } else {
+    aheadK = arith::MinUIOp::create(b, loc, ahead, idx(*ub - *step));
+  }
   Value aheadTile = arith::AddIOp::create(b, loc, tile, idx(stages - 1));
   Value aheadSlot = arith::RemUIOp::create(b, loc, aheadTile, idx(stages));
-  Operation *refillPoint = aheadSlot.getDefiningOp();
+  DenseMap<Value, Value> aheadValues;
+  for (Value v : tileValues)
+    aheadValues[v] =
+        arith::SelectOp::create(b, loc, rolled, nextTileValues.lookup(v), v);
+  Operation *refillPoint = &*std::prev(b.getInsertionPoint());
   for (CopyToLdsOp c : copies) {
     c->moveAfter(refillPoint);
     refillPoint = c;
     c.getStageMutable().assign(aheadSlot);
     c.getK0Mutable().assign(aheadK);
+    for (OpOperand &operand : c->getOpOperands())
+      if (Value v = aheadValues.lookup(operand.get()))
+        operand.set(v);
   }
   release.erase();
   LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": " << stages << " stages"

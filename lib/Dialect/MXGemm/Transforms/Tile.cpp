@@ -240,6 +240,26 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     numTilesNSize =
         arith::CeilDivUIOp::create(b, loc, nSize, cst(config.getTileN()));
   Value pid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  // A persistent workgroup walks the tiles pid, pid + grid, ...; the grid is
+  // min(tiles, persistent x CUs), the launch rule of contract::TileGrid.
+  if (config.getPersistent() > 0) {
+    Value numTiles = arith::MulIOp::create(
+        b, loc, numTilesM, numTilesNSize ? numTilesNSize : cst(numTilesN));
+    Value grid = arith::MinUIOp::create(
+        b, loc, numTiles, cst(config.getPersistent() * target->numCus));
+    // The iteration argument counts walked tiles (no division by the
+    // run-time grid needed to know where a tile's K tiles sit in a ring).
+    auto walk =
+        scf::ForOp::create(b, loc, pid, numTiles, grid, ValueRange{cst(0)});
+    walk->setAttr(kTileWalkAttrName, b.getUnitAttr());
+    b.setInsertionPointToStart(walk.getBody());
+    auto yield =
+        scf::YieldOp::create(b, loc,
+                             ValueRange{arith::AddIOp::create(
+                                 b, loc, walk.getRegionIterArgs()[0], cst(1))});
+    b.setInsertionPoint(yield.getOperand(0).getDefiningOp());
+    pid = walk.getInductionVar();
+  }
   // Split-K grids are 2-D: workgroup id y is the K segment.
   const int64_t splits = config.getKSplits();
   Value segment;

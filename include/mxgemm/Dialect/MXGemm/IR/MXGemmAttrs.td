@@ -111,6 +111,7 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     | `waves_per_eu` | occupancy hint, 0 = none [0] |
     | `schedule` | `default`, `interleave` or `pingpong` (8 waves, two per SIMD, taking turns between LDS reads and MFMAs) [default] |
     | `k_splits` | split-K: K segments accumulated by separate workgroups into an FP32 workspace and added in ascending order by a second launch; X loaded directly, W directly or from MFMA panels [1] |
+    | `persistent` | persistent grid: at most `persistent` workgroups per CU, each walking tiles `id, id + grid, ...`; with an LDS ring the next tile's first K tiles are copied during this tile's last iterations; not with `k_splits` [0 = a workgroup per tile] |
 
     Example (the `wq_b` plan of the case table):
 
@@ -128,7 +129,8 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     "::mxgemm::Staging":$stageX, "::mxgemm::Staging":$stageW,
     "int64_t":$stages, "::mxgemm::LdsLayout":$ldsLayout,
     "int64_t":$split, "int64_t":$wavesPerEU,
-    "::mxgemm::Schedule":$schedule, "int64_t":$kSplits);
+    "::mxgemm::Schedule":$schedule, "int64_t":$kSplits,
+    "int64_t":$persistent);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -20,6 +20,9 @@ constexpr llvm::StringLiteral kKernelModuleName = "mxgemm_kernels";
 constexpr llvm::StringLiteral kConfigAttrName = "mxgemm.config";
 /// Kernel attribute describing the problem (N, K, formats, granularity).
 constexpr llvm::StringLiteral kProblemAttrName = "mxgemm.problem";
+/// Marks the scf.for of a persistent kernel that walks its tiles (id, id +
+/// grid, ...); mxgemm-pipeline runs the LDS ring across its iterations.
+constexpr llvm::StringLiteral kTileWalkAttrName = "mxgemm.tile_walk";
 
 /// Extent of the flat memrefs whose size depends on the runtime M. The
 /// bare-pointer convention needs static shapes; nothing reads this bound
