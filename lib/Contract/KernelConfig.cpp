@@ -54,8 +54,8 @@ constexpr std::array<std::string_view, 4> kStagingNames = {
     "direct", "lds_async", "lds_sync", "packed_registers"};
 constexpr std::array<std::string_view, 3> kLdsLayoutNames = {"plain", "padded",
                                                              "xor"};
-constexpr std::array<std::string_view, 3> kScheduleNames = {
-    "default", "interleave", "pingpong"};
+constexpr std::array<std::string_view, 4> kScheduleNames = {
+    "default", "interleave", "pingpong", "loads_first"};
 constexpr std::array<std::string_view, 2> kBoolNames = {"false", "true"};
 } // namespace
 

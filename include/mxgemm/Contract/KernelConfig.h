@@ -42,7 +42,12 @@ enum class Staging : uint8_t {
 /// Layout of LDS-staged operand tiles.
 enum class LdsLayout : uint8_t { Plain = 0, Padded = 1, Xor = 2 };
 /// Instruction-order variant of the K loop body.
-enum class Schedule : uint8_t { Default = 0, Interleave = 1, PingPong = 2 };
+enum class Schedule : uint8_t {
+  Default = 0,
+  Interleave = 1,
+  PingPong = 2,
+  LoadsFirst = 3
+};
 
 std::string_view mfmaShapeName(MfmaShape shape); // "m32n32k64", ...
 std::string_view stagingName(Staging staging);   // "lds_async", ...

@@ -39,7 +39,8 @@ static_assert(int(LdsLayout::Plain) == int(contract::LdsLayout::Plain) &&
 static_assert(int(Schedule::Default) == int(contract::Schedule::Default) &&
               int(Schedule::Interleave) ==
                   int(contract::Schedule::Interleave) &&
-              int(Schedule::PingPong) == int(contract::Schedule::PingPong));
+              int(Schedule::PingPong) == int(contract::Schedule::PingPong) &&
+              int(Schedule::LoadsFirst) == int(contract::Schedule::LoadsFirst));
 
 contract::ScaleGranularity mxgemm::toContract(WeightScaleGranularity g) {
   return g == WeightScaleGranularity::PerRow

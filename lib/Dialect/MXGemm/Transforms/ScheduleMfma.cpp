@@ -45,25 +45,37 @@ struct BlockSchedule {
   int64_t mfmas = 0, groupBarriers = 0;
 };
 
-BlockSchedule scheduleBlock(Block &block) {
+BlockSchedule scheduleBlock(Block &block, bool loadsFirst) {
   SmallVector<Operation *> mfmas;
   int64_t dsReads = 0, vmemReads = 0;
+  int64_t dsInstructions = 0, vmemInstructions = 0;
   for (Operation &op : block) {
     if (isa<amdgpu::ScaledMFMAOp>(op)) {
       mfmas.push_back(&op);
     } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
       ++(isWorkgroupMemory(load.getBase()) ? dsReads : vmemReads);
+      // A load wider than 16 bytes is several instructions.
+      const int64_t bytes = load.getVectorType().getNumElements() *
+                            load.getVectorType().getElementTypeBitWidth() / 8;
+      (isWorkgroupMemory(load.getBase()) ? dsInstructions : vmemInstructions) +=
+          std::max<int64_t>(1, (bytes + 15) / 16);
     } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
       ++(isWorkgroupMemory(load.getMemRef()) ? dsReads : vmemReads);
+      ++(isWorkgroupMemory(load.getMemRef()) ? dsInstructions
+                                             : vmemInstructions);
     }
   }
   if (mfmas.empty())
     return {};
   OpBuilder b(mfmas.front());
   Location loc = mfmas.front()->getLoc();
-  ROCDL::SetPrioOp::create(b, loc, b.getI16IntegerAttr(1));
-  b.setInsertionPointAfter(mfmas.back());
-  ROCDL::SetPrioOp::create(b, loc, b.getI16IntegerAttr(0));
+  // s_setprio bounds LLVM's scheduling regions: with loads first it would
+  // keep the loads issued between MFMAs where they are.
+  if (!loadsFirst) {
+    ROCDL::SetPrioOp::create(b, loc, b.getI16IntegerAttr(1));
+    b.setInsertionPointAfter(mfmas.back());
+    ROCDL::SetPrioOp::create(b, loc, b.getI16IntegerAttr(0));
+  }
 
   // The barriers describe the order of the whole region; they go at its end.
   b.setInsertionPoint(block.getTerminator());
@@ -79,10 +91,19 @@ BlockSchedule scheduleBlock(Block &block) {
                                      b.getI32IntegerAttr(0));
     ++schedule.groupBarriers;
   };
-  for (int64_t i = 0; i < n; ++i) {
-    group(kMaskMfma, 1);
-    group(kMaskDsRead, dsPer);
-    group(kMaskVmemRead, vmemPer);
+  if (loadsFirst) {
+    // Every global load of the K tile in flight before the first MFMA
+    // waits for any of them: one memory latency per K tile, not one per
+    // MFMA step.
+    group(kMaskVmemRead, vmemInstructions);
+    group(kMaskDsRead, dsInstructions);
+    group(kMaskMfma, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      group(kMaskMfma, 1);
+      group(kMaskDsRead, dsPer);
+      group(kMaskVmemRead, vmemPer);
+    }
   }
   LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": " << n << " MFMAs, " << dsReads
                           << " LDS reads, " << vmemReads << " global loads\n");
@@ -95,12 +116,14 @@ struct MXGemmScheduleMfmaPass
   void runOnOperation() override {
     getOperation()->walk([&](gpu::GPUFuncOp kernel) {
       auto config = kernel->getAttrOfType<ConfigAttr>(kConfigAttrName);
-      bool enabled =
-          force || (config && config.getSchedule() == Schedule::Interleave);
+      const bool loadsFirst =
+          config && config.getSchedule() == Schedule::LoadsFirst;
+      bool enabled = force || loadsFirst ||
+                     (config && config.getSchedule() == Schedule::Interleave);
       if (!enabled)
         return;
       kernel.walk([&](scf::ForOp loop) {
-        BlockSchedule schedule = scheduleBlock(*loop.getBody());
+        BlockSchedule schedule = scheduleBlock(*loop.getBody(), loadsFirst);
         if (schedule.mfmas == 0)
           return;
         ++numScheduledLoops;

@@ -70,3 +70,25 @@ func.func @default(%x: memref<?x512xf8E4M3FN>, %xs: memref<?x16xf8E8M0FNU>,
         memref<4x16xf8E8M0FNU> into memref<?x128xbf16>
   return
 }
+
+// schedule = loads_first: every global load of the K tile (16 operand
+// loads of 16 bytes and 4 scale loads: 20 instructions) before the 8 MFMAs,
+// one memory latency per K tile; no s_setprio, which would bound LLVM's
+// scheduling region and keep the loads where the lowering put them.
+// CHECK-LABEL: gpu.func @loads_first
+// CHECK-NOT: rocdl.s.setprio
+// CHECK: scf.for
+// CHECK-COUNT-8: amdgpu.scaled_mfma
+// CHECK: rocdl.sched.group.barrier 32, 20, 0
+// CHECK-NEXT: rocdl.sched.group.barrier 8, 8, 0
+// CHECK-NEXT: scf.yield
+func.func @loads_first(%x: memref<?x512xf8E4M3FN>, %xs: memref<?x16xf8E8M0FNU>,
+                       %w: memref<128x512xf8E4M3FN>, %ws: memref<4x16xf8E8M0FNU>,
+                       %y: memref<?x128xbf16>) {
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<schedule = loads_first>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x512xf8E4M3FN>, memref<?x16xf8E8M0FNU>, memref<128x512xf8E4M3FN>,
+        memref<4x16xf8E8M0FNU> into memref<?x128xbf16>
+  return
+}

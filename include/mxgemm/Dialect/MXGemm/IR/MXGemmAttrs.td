@@ -62,7 +62,10 @@ def MXGemm_Schedule : I32EnumAttr<"Schedule",
       I32EnumAttrCase<"Interleave", 1, "interleave">,
       // Two groups of four waves (one per SIMD each) take turns: one issues
       // LDS reads and refills while the other runs its MFMA cluster.
-      I32EnumAttrCase<"PingPong", 2, "pingpong">]> {
+      I32EnumAttrCase<"PingPong", 2, "pingpong">,
+      // Every load of a K tile issued before its first MFMA (memory-level
+      // parallelism for small M, where W streams from HBM once).
+      I32EnumAttrCase<"LoadsFirst", 3, "loads_first">]> {
   let cppNamespace = "::mxgemm";
   let genSpecializedAttr = 0;
 }
@@ -109,7 +112,7 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     | `lds_layout` | `plain`, `padded` or `xor` (bank-conflict avoidance) [plain] |
     | `split` | independent programs per logical tile along M [1] |
     | `waves_per_eu` | occupancy hint, 0 = none [0] |
-    | `schedule` | `default`, `interleave` or `pingpong` (8 waves, two per SIMD, taking turns between LDS reads and MFMAs) [default] |
+    | `schedule` | `default`, `interleave`, `pingpong` (8 waves, two per SIMD, taking turns between LDS reads and MFMAs) or `loads_first` (every global load of a K tile before its MFMAs: small M) [default] |
     | `k_splits` | split-K: K segments accumulated by separate workgroups into an FP32 workspace and added in ascending order by a second launch; X loaded directly, W directly or from MFMA panels [1] |
     | `persistent` | persistent grid: at most `persistent` workgroups per CU, each walking tiles `id, id + grid, ...`; with an LDS ring the next tile's first K tiles are copied during this tile's last iterations; not with `k_splits` [0 = a workgroup per tile] |
 

@@ -227,7 +227,13 @@ def MXGemmScheduleMfma : Pass<"mxgemm-schedule-mfma"> {
     `s_sched_group_barrier` hints for the LLVM scheduler): one MFMA, then
     its share of LDS reads (mask 0x100), then of global loads (mask 0x20),
     repeated for every MFMA of the body; and brackets the MFMA cluster with
-    `s_setprio 1` / `s_setprio 0`. Data movement and arithmetic are
+    `s_setprio 1` / `s_setprio 0`. With `schedule = loads_first` the
+    barriers put every global load of the body (counted in 16-byte
+    instructions), then every LDS read, before all MFMAs, without
+    `s_setprio` (it would bound the scheduling region): small-M kernels
+    stream W from HBM, and left alone LLVM interleaves the loads with the
+    MFMAs that consume them, so that only a few are in flight and a K tile
+    waits for several memory latencies instead of one. Data movement and arithmetic are
     unchanged; MFMA steps keep their K order (each accumulator block is a
     dependence chain). Runs after `convert-mxgemm-to-amdgpu`.
 
