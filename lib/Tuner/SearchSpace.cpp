@@ -31,7 +31,7 @@ std::vector<SpaceAxis> tuner::defaultSearchSpace() {
       {"lds_layout", {"plain", "padded", "xor"}},
       {"split", {"1", "2"}},
       {"k_splits", {"1", "2", "4", "8"}},
-      {"schedule", {"interleave", "default", "pingpong"}, false},
+      {"schedule", {"interleave", "default", "pingpong", "loads_first"}, false},
       {"group_m", {"4", "8", "16"}, false},
       {"group_n", {"0", "4", "8"}, false},
       {"xcd_remap", {"true", "false"}, false},

@@ -25,7 +25,18 @@ std::string tileName(const char *kind, const KernelConfig &c) {
                   std::to_string(c.wavesN);
   if (c.kSplits > 1)
     s += " k_splits " + std::to_string(c.kSplits);
+  if (c.schedule == Schedule::LoadsFirst)
+    s += " loads_first";
   return s;
+}
+
+/// `c`, and `c` with every global load of a K tile issued before its MFMAs
+/// (direct loads from HBM at small M: one memory latency per K tile).
+void withLoadsFirst(const char *kind, KernelConfig c,
+                    std::vector<SeedStructure> &out) {
+  out.push_back({tileName(kind, c), c});
+  c.schedule = Schedule::LoadsFirst;
+  out.push_back({tileName(kind, c), c});
 }
 
 KernelConfig direct(Tile t, int64_t tileK, MfmaShape mfma) {
@@ -97,13 +108,13 @@ void rowMajor(const contract::GemmProblem &p, int64_t m,
                     {{32, 32, 2, 1}, {32, 64, 2, 2}, {64, 64, 2, 2}});
     for (Tile t : shapes) {
       KernelConfig c = direct(t, tk, MfmaShape::M16N16K128);
-      out.push_back({tileName("decode", c), c});
+      withLoadsFirst("decode", c, out);
       // Split-K when N alone gives too few workgroups to stream W from
       // every CU (an FP32 workspace and a second launch).
       for (int64_t splits : {2, 4})
         if (k % (splits * tk) == 0 && (n + t.n - 1) / t.n < 512) {
           c.kSplits = splits;
-          out.push_back({tileName("decode", c), c});
+          withLoadsFirst("decode", c, out);
         }
     }
     return;
@@ -120,7 +131,7 @@ void rowMajor(const contract::GemmProblem &p, int64_t m,
       if (m > 256 && t.m * t.n < 64 * 128)
         continue;
       KernelConfig c = direct(t, tk, MfmaShape::M16N16K128);
-      out.push_back({tileName("direct", c), c});
+      withLoadsFirst("direct", c, out);
     }
     KernelConfig staged = direct({64, 128, 1, 4}, 128, MfmaShape::M32N32K64);
     staged.stageX = staged.stageW = Staging::LdsAsync;

@@ -73,12 +73,12 @@ TEST(RuntimeApi, VersionAndStrings) {
 
 TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
   // One entry per family and M bucket (docs/Compiler.md): 7 x 8, plus the
-  // two qualified buckets split at M = 9199 (shared_gate_up, fused_qkv),
-  // then the six generic kernels (two weight-scale kinds x three M
-  // ranges), whose N and K read 0 (any).
-  ASSERT_EQ(mxgemm_kernel_count(), 64u);
+  // qualified buckets split by M range (shared_gate_up at M = 9199 in two,
+  // fused_qkv at 9199 and 11648 in three), then the six generic kernels
+  // (two weight-scale kinds x three M ranges), whose N and K read 0 (any).
+  ASSERT_EQ(mxgemm_kernel_count(), 65u);
   std::vector<std::pair<int64_t, int64_t>> genericRanges;
-  for (size_t i = 58; i < 64; ++i) {
+  for (size_t i = 59; i < 65; ++i) {
     mxgemm_kernel_info info;
     ASSERT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
     EXPECT_EQ(info.n, 0) << info.entry;
@@ -141,7 +141,7 @@ TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
     EXPECT_TRUE(found) << family;
   }
   mxgemm_kernel_info info;
-  EXPECT_EQ(mxgemm_kernel_get(64, &info), MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(mxgemm_kernel_get(65, &info), MXGEMM_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(mxgemm_kernel_get(0, nullptr), MXGEMM_STATUS_INVALID_ARGUMENT);
 }
 
