@@ -162,19 +162,21 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
     RingBarrierOp::create(b, loc);
     walk = nullptr;
   }
+  auto notClonable = [&] {
+    return loop.emitOpError("a copy's tile base must be computed without "
+                            "side effects in the tile walk");
+  };
+  // The per-tile operands of the copies, and the first tile's, computed
+  // before the walk.
   SetVector<Value> tileValues;
+  IRMapping firstTile;
   if (walk) {
     tileValues = perTileOperands(copies, walk);
     b.setInsertionPoint(walk);
-  }
-  // The first tile's per-tile operands, before the walk.
-  IRMapping firstTile;
-  if (walk) {
     firstTile.map(walk.getInductionVar(), walk.getLowerBound());
     for (Value v : tileValues)
       if (failed(cloneForTile(b, v, walk, firstTile)))
-        return loop.emitOpError("a copy's tile base must be computed without "
-                                "side effects in the tile walk");
+        return notClonable();
   }
   // Prologue: tiles 0 .. stages-2 into slots 0 .. stages-2 (clamped to the
   // last tile, so that the steady state's wait count always holds).
@@ -203,8 +205,7 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
     for (Value v : tileValues) {
       FailureOr<Value> nextValue = cloneForTile(b, v, walk, nextTile);
       if (failed(nextValue))
-        return loop.emitOpError("a copy's tile base must be computed without "
-                                "side effects in the tile walk");
+        return notClonable();
       nextTileValues[v] =
           arith::SelectOp::create(b, loc, hasNext, *nextValue, v);
     }
