@@ -87,6 +87,26 @@ int64_t firstDivisor(int64_t k, std::initializer_list<int64_t> sizes) {
   return 0;
 }
 
+/// Split-K counts for a grid of `tiles` workgroups that leaves CUs idle: the
+/// fewest segments (whole K tiles each) that give at least one workgroup per
+/// CU, and the fewest that give two. Medium M (65..1024) with long K has too
+/// few output tiles to stream W from every CU.
+std::vector<int64_t> fillingSplits(int64_t k, int64_t tileK, int64_t tiles) {
+  std::vector<int64_t> out;
+  if (tiles >= 256)
+    return out;
+  for (int64_t target : {256, 512})
+    for (int64_t splits = 2; splits <= 16; ++splits)
+      if (k % (splits * tileK) == 0 && tiles * splits >= target) {
+        if (std::find(out.begin(), out.end(), splits) == out.end())
+          out.push_back(splits);
+        break;
+      }
+  return out;
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
 void rowMajor(const contract::GemmProblem &p, int64_t m,
               std::vector<SeedStructure> &out) {
   const int64_t n = p.n, k = p.k;
@@ -132,6 +152,11 @@ void rowMajor(const contract::GemmProblem &p, int64_t m,
         continue;
       KernelConfig c = direct(t, tk, MfmaShape::M16N16K128);
       withLoadsFirst("direct", c, out);
+      const int64_t tiles = ceilDiv(m, t.m) * ceilDiv(n, t.n);
+      for (int64_t splits : fillingSplits(k, tk, tiles)) {
+        c.kSplits = splits;
+        withLoadsFirst("direct", c, out);
+      }
     }
     KernelConfig staged = direct({64, 128, 1, 4}, 128, MfmaShape::M32N32K64);
     staged.stageX = staged.stageW = Staging::LdsAsync;
@@ -197,6 +222,15 @@ void panels(const contract::GemmProblem &p, int64_t m,
       KernelConfig c = direct(t, 128, MfmaShape::M32N32K64);
       c.stageW = Staging::PackedRegisters;
       out.push_back({tileName("direct panels", c), c});
+      // Split-K with the longest whole K tile, as for decode.
+      if (!tk)
+        continue;
+      c.tileK = tk;
+      const int64_t tiles = ceilDiv(m, t.m) * ceilDiv(p.n, t.n);
+      for (int64_t splits : fillingSplits(p.k, tk, tiles)) {
+        c.kSplits = splits;
+        out.push_back({tileName("direct panels", c), c});
+      }
     }
     for (Tile t : {Tile{64, 128, 1, 4}, Tile{64, 256, 1, 4}}) {
       KernelConfig c = packedStaged(t, 128, 2, false);

@@ -18,6 +18,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 using namespace mxgemm;
 using namespace mxgemm::tuner;
@@ -276,6 +277,38 @@ TEST(Seeds, SplitKOnlyForFewWorkgroups) {
       }
     if (n == 1024)
       EXPECT_GT(count, 0);
+  }
+}
+
+// Medium-M seeds split K only for grids of fewer than 256 workgroups (one
+// per CU), into whole K tiles, and no further than two per CU needs: the
+// shared expert's gate-up projection (N = 2304, K = 5120, W in panels) at
+// M = 256 gets split seeds, wq_b's N = 16384 (enough tiles) gets none.
+TEST(Seeds, MediumMSplitsKOnlyWhenTheGridLeavesCUsIdle) {
+  for (auto [n, k, panels] :
+       {std::tuple<int64_t, int64_t, bool>{2304, 5120, true},
+        {2304, 5120, false},
+        {16384, 1280, false}}) {
+    int count = 0;
+    for (const SeedStructure &s : seedStructures(problem(n, k), 256, panels)) {
+      if (s.config.kSplits <= 1)
+        continue;
+      ++count;
+      SCOPED_TRACE(s.name);
+      const int64_t tiles = ((256 + s.config.tileM - 1) / s.config.tileM) *
+                            ((n + s.config.tileN - 1) / s.config.tileN);
+      EXPECT_LT(tiles, 256);
+      EXPECT_EQ(k % (s.config.kSplits * s.config.tileK), 0);
+      // The fewest segments reaching one or two per CU: no smaller count
+      // of whole K tiles reaches two per CU.
+      for (int64_t fewer = 2; fewer < s.config.kSplits; ++fewer)
+        if (k % (fewer * s.config.tileK) == 0)
+          EXPECT_LT(tiles * fewer, 512) << fewer;
+    }
+    if (n == 2304)
+      EXPECT_GT(count, 0) << n << (panels ? " panels" : " row-major");
+    else
+      EXPECT_EQ(count, 0);
   }
 }
 
