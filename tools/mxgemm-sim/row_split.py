@@ -58,12 +58,14 @@ def main():
         first = entry_for(key, m)
         config = first["config"]
         columns = -(-key["n"] // config["tile_n"])
+        # A workgroup computes tile_m / split rows (split = 2: two programs).
+        program_tile_m = config["tile_m"] // config.get("split", 1)
         predicted = [p for p in first["predicted"] if p["m"] == m]
         per_round = 256 * (predicted[0]["workgroups_per_cu"] if predicted else 1)
         one = sim(first["name"], m)
         splits = []
         for rounds in range(1, 64):
-            m1 = (rounds * per_round // columns) * config["tile_m"]
+            m1 = (rounds * per_round // columns) * program_tile_m
             if m1 <= 0 or m1 >= m or m - m1 > m // 2:
                 continue
             tail = entry_for(key, m - m1)

@@ -8,6 +8,12 @@
 // cluster (s_setprio) so a co-resident wave's loads do not starve it. MFMA
 // steps keep their K order: each accumulator block is a dependence chain.
 //
+// In LLVM 22 s_setprio ends a scheduling region, and the barriers sit after
+// the lowering s_setprio: for `interleave` they order only the loop's tail,
+// and LLVM orders the MFMA region itself. Barriers that reach the MFMAs
+// were predicted 10-14% slower (docs/Performance.md, "The interleave
+// schedule's barriers"), so that is kept.
+//
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
