@@ -2,6 +2,8 @@
 
 #include "mxgemm/Tuner/Seeds.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 
 using namespace mxgemm;
@@ -87,15 +89,16 @@ int64_t firstDivisor(int64_t k, std::initializer_list<int64_t> sizes) {
   return 0;
 }
 
-/// Split-K counts for a grid of `tiles` workgroups that leaves CUs idle: the
-/// fewest segments (whole K tiles each) that give at least one workgroup per
-/// CU, and the fewest that give two. Medium M (65..1024) with long K has too
-/// few output tiles to stream W from every CU.
-std::vector<int64_t> fillingSplits(int64_t k, int64_t tileK, int64_t tiles) {
+/// Split-K counts for a grid of `tiles` workgroups that leaves some of the
+/// `cus` CUs idle: the fewest segments (whole K tiles each) that give at least
+/// one workgroup per CU, and the fewest that give two. Medium M (65..1024)
+/// with long K has too few output tiles to stream W from every CU.
+std::vector<int64_t> fillingSplits(int64_t k, int64_t tileK, int64_t tiles,
+                                   int64_t cus) {
   std::vector<int64_t> out;
-  if (tiles >= 256)
+  if (tiles >= cus)
     return out;
-  for (int64_t target : {256, 512})
+  for (int64_t target : {cus, 2 * cus})
     for (int64_t splits = 2; splits <= 16; ++splits)
       if (k % (splits * tileK) == 0 && tiles * splits >= target) {
         if (std::find(out.begin(), out.end(), splits) == out.end())
@@ -105,9 +108,7 @@ std::vector<int64_t> fillingSplits(int64_t k, int64_t tileK, int64_t tiles) {
   return out;
 }
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-void rowMajor(const contract::GemmProblem &p, int64_t m,
+void rowMajor(const contract::GemmProblem &p, int64_t m, int64_t cus,
               std::vector<SeedStructure> &out) {
   const int64_t n = p.n, k = p.k;
   // Direct loads mask a K tail, so a tile_k that divides nothing still runs.
@@ -132,7 +133,8 @@ void rowMajor(const contract::GemmProblem &p, int64_t m,
       // Split-K when N alone gives too few workgroups to stream W from
       // every CU (an FP32 workspace and a second launch).
       for (int64_t splits : {2, 4})
-        if (k % (splits * tk) == 0 && (n + t.n - 1) / t.n < 512) {
+        if (k % (splits * tk) == 0 &&
+            int64_t(llvm::divideCeil(n, t.n)) < 2 * cus) {
           c.kSplits = splits;
           withLoadsFirst("decode", c, out);
         }
@@ -152,8 +154,8 @@ void rowMajor(const contract::GemmProblem &p, int64_t m,
         continue;
       KernelConfig c = direct(t, tk, MfmaShape::M16N16K128);
       withLoadsFirst("direct", c, out);
-      const int64_t tiles = ceilDiv(m, t.m) * ceilDiv(n, t.n);
-      for (int64_t splits : fillingSplits(k, tk, tiles)) {
+      const int64_t tiles = llvm::divideCeil(m, t.m) * llvm::divideCeil(n, t.n);
+      for (int64_t splits : fillingSplits(k, tk, tiles, cus)) {
         c.kSplits = splits;
         withLoadsFirst("direct", c, out);
       }
@@ -186,7 +188,7 @@ void rowMajor(const contract::GemmProblem &p, int64_t m,
   }
 }
 
-void panels(const contract::GemmProblem &p, int64_t m,
+void panels(const contract::GemmProblem &p, int64_t m, int64_t cus,
             std::vector<SeedStructure> &out) {
   // Panels need whole K tiles.
   int64_t tk = firstDivisor(p.k, {512, 256, 128});
@@ -204,9 +206,9 @@ void panels(const contract::GemmProblem &p, int64_t m,
       // Split-K when the tile columns alone leave most CUs idle: every
       // segment count up to 16 that cuts K into whole K tiles (K = 5120
       // in 512-element tiles splits 2, 5 or 10 ways, not 4 or 8).
-      const int64_t columns = (p.n + t.n - 1) / t.n;
-      for (int64_t splits = 2; splits <= 16 && columns < 512; ++splits)
-        if (p.k % (splits * tk) == 0 && columns * splits <= 2048) {
+      const int64_t columns = llvm::divideCeil(p.n, t.n);
+      for (int64_t splits = 2; splits <= 16 && columns < 2 * cus; ++splits)
+        if (p.k % (splits * tk) == 0 && columns * splits <= 8 * cus) {
           c.kSplits = splits;
           out.push_back({tileName("decode panels", c), c});
         }
@@ -226,8 +228,9 @@ void panels(const contract::GemmProblem &p, int64_t m,
       if (!tk)
         continue;
       c.tileK = tk;
-      const int64_t tiles = ceilDiv(m, t.m) * ceilDiv(p.n, t.n);
-      for (int64_t splits : fillingSplits(p.k, tk, tiles)) {
+      const int64_t tiles =
+          llvm::divideCeil(m, t.m) * llvm::divideCeil(p.n, t.n);
+      for (int64_t splits : fillingSplits(p.k, tk, tiles, cus)) {
         c.kSplits = splits;
         out.push_back({tileName("direct panels", c), c});
       }
@@ -254,12 +257,12 @@ void panels(const contract::GemmProblem &p, int64_t m,
 
 std::vector<SeedStructure>
 tuner::seedStructures(const contract::GemmProblem &problem, int64_t m,
-                      bool readsPanels) {
+                      bool readsPanels, const target::TargetModel &target) {
   std::vector<SeedStructure> out;
   if (readsPanels)
-    panels(problem, m, out);
+    panels(problem, m, target.numCus, out);
   else
-    rowMajor(problem, m, out);
+    rowMajor(problem, m, target.numCus, out);
   // Drop the structures whose tiles the problem's N or K cannot take.
   out.erase(
       std::remove_if(

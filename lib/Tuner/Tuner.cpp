@@ -174,7 +174,7 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
                               : "row_major";
         if (!options.weightLayout.empty() && options.weightLayout != cls)
           continue;
-        for (SeedStructure &s : seedStructures(problem, m, panels))
+        for (SeedStructure &s : seedStructures(problem, m, panels, target))
           seeds.push_back(std::move(s));
       }
   }

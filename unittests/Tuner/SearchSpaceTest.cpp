@@ -248,7 +248,7 @@ TEST(Seeds, VerifyAndKeepTheLayout) {
     for (int64_t m : {16, 64, 256, 1024, 4096, 8192, 16385})
       for (bool panels : {false, true}) {
         std::vector<SeedStructure> seeds =
-            seedStructures(problem(n, k), m, panels);
+            seedStructures(problem(n, k), m, panels, target::kGFX950);
         EXPECT_FALSE(seeds.empty()) << n << " " << k << " " << m;
         for (const SeedStructure &s : seeds) {
           SCOPED_TRACE(s.name + " N " + std::to_string(n) + " K " +
@@ -270,7 +270,8 @@ TEST(Seeds, VerifyAndKeepTheLayout) {
 TEST(Seeds, SplitKOnlyForFewWorkgroups) {
   for (int64_t n : {1024, 7168, 16384}) {
     int count = 0;
-    for (const SeedStructure &s : seedStructures(problem(n, 2048), 16, false))
+    for (const SeedStructure &s :
+         seedStructures(problem(n, 2048), 16, false, target::kGFX950))
       if (s.config.kSplits > 1) {
         ++count;
         EXPECT_LT((n + s.config.tileN - 1) / s.config.tileN, 512) << s.name;
@@ -290,7 +291,8 @@ TEST(Seeds, MediumMSplitsKOnlyWhenTheGridLeavesCUsIdle) {
         {2304, 5120, false},
         {16384, 1280, false}}) {
     int count = 0;
-    for (const SeedStructure &s : seedStructures(problem(n, k), 256, panels)) {
+    for (const SeedStructure &s :
+         seedStructures(problem(n, k), 256, panels, target::kGFX950)) {
       if (s.config.kSplits <= 1)
         continue;
       ++count;

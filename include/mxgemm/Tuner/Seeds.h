@@ -15,6 +15,7 @@
 
 #include "mxgemm/Contract/KernelConfig.h"
 #include "mxgemm/Contract/Problem.h"
+#include "mxgemm/Target/TargetModel.h"
 
 #include <string>
 #include <vector>
@@ -30,9 +31,10 @@ struct SeedStructure {
 /// screened (the budget truncates the tail). Only structures the problem's
 /// divisibility rules can accept are listed; the verifier still prunes.
 /// `panels` selects the structures that read W in 32x32x64 MFMA panels
-/// rather than row-major.
+/// rather than row-major. Split-K seeds are sized to `target`'s CU count.
 std::vector<SeedStructure> seedStructures(const contract::GemmProblem &problem,
-                                          int64_t m, bool panels);
+                                          int64_t m, bool panels,
+                                          const target::TargetModel &target);
 
 } // namespace mxgemm::tuner
 

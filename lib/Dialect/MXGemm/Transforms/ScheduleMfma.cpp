@@ -59,16 +59,17 @@ BlockSchedule scheduleBlock(Block &block, bool loadsFirst) {
     if (isa<amdgpu::ScaledMFMAOp>(op)) {
       mfmas.push_back(&op);
     } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
-      ++(isWorkgroupMemory(load.getBase()) ? dsReads : vmemReads);
+      const bool lds = isWorkgroupMemory(load.getBase());
+      ++(lds ? dsReads : vmemReads);
       // A load wider than 16 bytes is several instructions.
       const int64_t bytes = load.getVectorType().getNumElements() *
                             load.getVectorType().getElementTypeBitWidth() / 8;
-      (isWorkgroupMemory(load.getBase()) ? dsInstructions : vmemInstructions) +=
+      (lds ? dsInstructions : vmemInstructions) +=
           std::max<int64_t>(1, (bytes + 15) / 16);
     } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      ++(isWorkgroupMemory(load.getMemRef()) ? dsReads : vmemReads);
-      ++(isWorkgroupMemory(load.getMemRef()) ? dsInstructions
-                                             : vmemInstructions);
+      const bool lds = isWorkgroupMemory(load.getMemRef());
+      ++(lds ? dsReads : vmemReads);
+      ++(lds ? dsInstructions : vmemInstructions);
     }
   }
   if (mfmas.empty())

@@ -97,20 +97,21 @@ void buildSplitReduction(OpBuilder &b, Location loc, ConfigAttr config,
   b.setInsertionPointToStart(
       scf::IfOp::create(b, loc, nonEmpty, /*withElse=*/false).thenBlock());
   Type outElem = cast<MemRefType>(y.getType()).getElementType();
-  auto loadAt = [&](Value memref, Value index) -> Value {
+  // The `vec` FP32 partials of the workspace from `index`.
+  auto loadPartials = [&](Value index) -> Value {
     if (vec == 1)
-      return memref::LoadOp::create(b, loc, memref, ValueRange{index});
+      return memref::LoadOp::create(b, loc, work, ValueRange{index});
     return vector::LoadOp::create(b, loc,
-                                  VectorType::get({vec}, b.getF32Type()),
-                                  memref, ValueRange{index});
+                                  VectorType::get({vec}, b.getF32Type()), work,
+                                  ValueRange{index});
   };
   // The sums of the `vec` outputs from `index`, in Y's type.
   auto sumAt = [&](Value index) {
-    Value sum = loadAt(work, index);
+    Value sum = loadPartials(index);
     for (int64_t s = 1; s < splits; ++s) {
       Value at = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, plane, cst(s)), index);
-      sum = arith::AddFOp::create(b, loc, sum, loadAt(work, at));
+      sum = arith::AddFOp::create(b, loc, sum, loadPartials(at));
     }
     if (outElem != b.getF32Type())
       sum = arith::TruncFOp::create(
