@@ -18,6 +18,8 @@
 #include "MfmaEmitter.h"
 #include "Patterns.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
 using namespace mlir;
 
 namespace mxgemm {
@@ -52,12 +54,45 @@ public:
     auto quadType = VectorType::get({4}, outElem);
     const uint64_t elemBytes = outElem.getIntOrFloatBitWidth() / 8;
     uint64_t stores = 0;
-    // The four outputs of block (i, j) and quad u, in the output type.
-    auto quad = [&](int64_t i, int64_t j, int64_t u) -> Value {
+    // The four FP32 outputs of block (i, j) and quad u.
+    auto rawQuad = [&](int64_t i, int64_t j, int64_t u) -> Value {
       const int64_t first = (i * blocksN + j) * accPer + 4 * u;
-      Value v = vector::ShuffleOp::create(
+      return vector::ShuffleOp::create(
           b, loc, adaptor.getAcc(), adaptor.getAcc(),
           ArrayRef<int64_t>{first, first + 1, first + 2, first + 3});
+    };
+    // Accumulators computed in this function but not carried out of a loop
+    // (a K loop of one trip folds away) come from MFMAs in this block. LLVM 22's MachineSink moves such
+    // MFMAs, and the VALU ops that build their scale operands, into the
+    // per-lane row guard below, where lanes past M are off: their operand
+    // registers go stale although every lane feeds the MFMA. An empty asm
+    // with side effects that takes each quad here keeps them above the
+    // guards (test/Emulator/single-k-tile.test).
+    std::vector<Value> pinned;
+    Operation *accDef = adaptor.getAcc().getDefiningOp();
+    auto loop = dyn_cast_or_null<scf::ForOp>(accDef);
+    std::optional<APInt> trips =
+        loop ? loop.getStaticTripCount() : std::nullopt;
+    if (accDef && (!loop || (trips && trips->isOne()))) {
+      auto f32Quad = VectorType::get({4}, b.getF32Type());
+      for (int64_t i = 0; i < blocksM; ++i)
+        for (int64_t j = 0; j < blocksN; ++j)
+          for (int64_t u = 0; u < accPer / 4; ++u)
+            pinned.push_back(LLVM::InlineAsmOp::create(
+                                 b, loc, f32Quad, ValueRange{rawQuad(i, j, u)},
+                                 /*asm_string=*/"", /*constraints=*/"=v,0",
+                                 /*has_side_effects=*/true,
+                                 /*is_align_stack=*/false,
+                                 LLVM::tailcallkind::TailCallKind::None,
+                                 /*asm_dialect=*/nullptr,
+                                 /*operand_attrs=*/nullptr)
+                                 .getResult(0));
+    }
+    // The four outputs of block (i, j) and quad u, in the output type.
+    auto quad = [&](int64_t i, int64_t j, int64_t u) -> Value {
+      Value v = pinned.empty()
+                    ? rawQuad(i, j, u)
+                    : pinned[size_t((i * blocksN + j) * (accPer / 4) + u)];
       if (outElem != b.getF32Type())
         v = arith::TruncFOp::create(b, loc, quadType, v);
       return v;

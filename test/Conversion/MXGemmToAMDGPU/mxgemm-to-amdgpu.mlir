@@ -201,6 +201,50 @@ func.func @store_32x32(%acc: vector<16xf32>, %y: memref<65536xbf16>,
 
 // -----
 
+// Accumulators out of a K loop of one trip (K = tile_k), which folds away:
+// each quad goes through an empty asm with side effects above the guards, so
+// that LLVM cannot sink the MFMAs that make it into the per-lane row guard
+// (test/Emulator/single-k-tile.test). A loop result with more trips, or a
+// block argument as above, is stored as it is.
+// CHECK-LABEL: func.func @store_one_trip
+// CHECK: %[[ACC:.+]] = scf.for
+// CHECK: %[[Q:.+]] = vector.shuffle %[[ACC]], %[[ACC]] [0, 1, 2, 3]
+// CHECK: %[[PIN:.+]] = llvm.inline_asm has_side_effects "", "=v,0" %[[Q]] : (vector<4xf32>) -> vector<4xf32>
+// CHECK: scf.if
+// CHECK: arith.truncf %[[PIN]]
+// CHECK-LABEL: func.func @store_two_trips
+// CHECK-NOT: llvm.inline_asm
+// CHECK: return
+func.func @store_one_trip(%init: vector<4xf32>, %y: memref<4096xbf16>,
+                          %row0: index, %col0: index, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %acc = scf.for %i = %c0 to %c1 step %c1 iter_args(%a = %init)
+      -> vector<4xf32> {
+    scf.yield %a : vector<4xf32>
+  }
+  mxgemm.store_tile %acc, %y [%row0, %col0, %m]
+      {mfma = #mxgemm<mfma m16n16k128>, wave_m = 16 : i64, wave_n = 16 : i64,
+       n = 256 : i64} : vector<4xf32>, memref<4096xbf16>
+  return
+}
+func.func @store_two_trips(%init: vector<4xf32>, %y: memref<4096xbf16>,
+                           %row0: index, %col0: index, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %acc = scf.for %i = %c0 to %c2 step %c1 iter_args(%a = %init)
+      -> vector<4xf32> {
+    scf.yield %a : vector<4xf32>
+  }
+  mxgemm.store_tile %acc, %y [%row0, %col0, %m]
+      {mfma = #mxgemm<mfma m16n16k128>, wave_m = 16 : i64, wave_n = 16 : i64,
+       n = 256 : i64} : vector<4xf32>, memref<4096xbf16>
+  return
+}
+
+// -----
+
 // Staged epilogue: a 32x64 wave tile, one chunk of 64 BF16 columns (128-byte
 // slice rows, 8 chunks of 16 bytes). Each lane writes its quads at logical
 // column 4 * (l / 32) + 32j + 8u of slice row l % 32, then reads 16 bytes
