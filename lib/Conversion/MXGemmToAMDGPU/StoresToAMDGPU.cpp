@@ -62,18 +62,24 @@ public:
           ArrayRef<int64_t>{first, first + 1, first + 2, first + 3});
     };
     // Accumulators computed in this function but not carried out of a loop
-    // (a K loop of one trip folds away) come from MFMAs in this block. LLVM 22's MachineSink moves such
-    // MFMAs, and the VALU ops that build their scale operands, into the
-    // per-lane row guard below, where lanes past M are off: their operand
-    // registers go stale although every lane feeds the MFMA. An empty asm
-    // with side effects that takes each quad here keeps them above the
-    // guards (test/Emulator/single-k-tile.test).
-    std::vector<Value> pinned;
+    // (a K loop of one trip folds away) come from MFMAs in this block. LLVM
+    // 22's MachineSink moves such MFMAs, and the VALU ops that build their
+    // scale operands, into a per-lane row guard below, where lanes past M
+    // are off: their operand registers go stale although every lane feeds
+    // the MFMA. At the start of each guarded path (a uniform branch) an
+    // empty asm with side effects takes each quad, which keeps the MFMAs
+    // above the guards; the unguarded path of whole tiles is unchanged
+    // (test/Emulator/single-k-tile.test).
     Operation *accDef = adaptor.getAcc().getDefiningOp();
     auto loop = dyn_cast_or_null<scf::ForOp>(accDef);
     std::optional<APInt> trips =
         loop ? loop.getStaticTripCount() : std::nullopt;
-    if (accDef && (!loop || (trips && trips->isOne()))) {
+    const bool pinForGuards = accDef && (!loop || (trips && trips->isOne()));
+    std::vector<Value> pinned; // the quads pinned in the current block
+    auto pinQuads = [&] {
+      pinned.clear();
+      if (!pinForGuards)
+        return;
       auto f32Quad = VectorType::get({4}, b.getF32Type());
       for (int64_t i = 0; i < blocksM; ++i)
         for (int64_t j = 0; j < blocksN; ++j)
@@ -87,7 +93,7 @@ public:
                                  /*asm_dialect=*/nullptr,
                                  /*operand_attrs=*/nullptr)
                                  .getResult(0));
-    }
+    };
     // The four outputs of block (i, j) and quad u, in the output type.
     auto quad = [&](int64_t i, int64_t j, int64_t u) -> Value {
       Value v = pinned.empty()
@@ -242,13 +248,16 @@ public:
                                             colEnd, nIndex());
       auto splitN = scf::IfOp::create(b, loc, insideN, /*withElse=*/true);
       b.setInsertionPointToStart(splitN.elseBlock());
+      pinQuads();
       emitMasked();
+      pinned.clear();
       b.setInsertionPointToStart(splitN.thenBlock());
     }
     auto split = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
     b.setInsertionPointToStart(split.thenBlock());
     emitStores(/*guarded=*/false);
     b.setInsertionPointToStart(split.elseBlock());
+    pinQuads();
     emitStores(/*guarded=*/true);
     rewriter.eraseOp(op);
     count(&MXGemmToAMDGPUCounts::stores, stores);

@@ -202,12 +202,16 @@ func.func @store_32x32(%acc: vector<16xf32>, %y: memref<65536xbf16>,
 // -----
 
 // Accumulators out of a K loop of one trip (K = tile_k), which folds away:
-// each quad goes through an empty asm with side effects above the guards, so
-// that LLVM cannot sink the MFMAs that make it into the per-lane row guard
-// (test/Emulator/single-k-tile.test). A loop result with more trips, or a
-// block argument as above, is stored as it is.
+// on the guarded path of the last tile row each quad first goes through an
+// empty asm with side effects, so that LLVM cannot sink the MFMAs that make
+// it into the per-lane row guard (test/Emulator/single-k-tile.test); whole
+// tiles store as before. A loop result with more trips, or a block argument
+// as above, is stored as it is.
 // CHECK-LABEL: func.func @store_one_trip
 // CHECK: %[[ACC:.+]] = scf.for
+// CHECK: scf.if
+// CHECK-NOT: llvm.inline_asm
+// CHECK: } else {
 // CHECK: %[[Q:.+]] = vector.shuffle %[[ACC]], %[[ACC]] [0, 1, 2, 3]
 // CHECK: %[[PIN:.+]] = llvm.inline_asm has_side_effects "", "=v,0" %[[Q]] : (vector<4xf32>) -> vector<4xf32>
 // CHECK: scf.if
