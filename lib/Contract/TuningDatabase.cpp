@@ -82,6 +82,26 @@ void readPrediction(const Json &value, const std::string &path, TuningEntry &e,
     e.predictions.push_back(std::move(p));
 }
 
+/// An entry's `row_split` object (its config read before).
+void readRowSplit(const Json &value, const std::string &path, TuningEntry &e,
+                  ErrorMessage &error) {
+  ObjectReader r(value, path, error);
+  r.onlyFields({"workgroups_per_round", "max_tail_rows"});
+  r.integer("workgroups_per_round", e.rowSplit.workgroupsPerRound);
+  r.integer("max_tail_rows", e.rowSplit.maxTailRows);
+  if (error)
+    return;
+  // Bounds that keep RowSplit::firstRows exact in int64.
+  if (e.rowSplit.workgroupsPerRound < 1 ||
+      e.rowSplit.workgroupsPerRound > (int64_t(1) << 20))
+    r.fail("workgroups_per_round", "must be in 1..2^20");
+  else if (e.rowSplit.maxTailRows < 1 || e.rowSplit.maxTailRows > kMaxM)
+    r.fail("max_tail_rows", "must be in 1.." + std::to_string(kMaxM));
+  else if (e.config.splitsK())
+    r.fail("workgroups_per_round",
+           "a row split's first launch must not split K (k_splits = 1)");
+}
+
 /// The fields formatConfigBody prints, as an ordered JSON object.
 Json configObject(const KernelConfig &c) {
   Json all = json::configToJson(c);
@@ -135,6 +155,10 @@ std::string TuningDatabase::toJson(std::string_view comment) const {
                              {"sampling", q.sampling}});
       j["predicted"] = std::move(preds);
     }
+    if (e.rowSplit.workgroupsPerRound)
+      j["row_split"] =
+          Json{{"workgroups_per_round", e.rowSplit.workgroupsPerRound},
+               {"max_tail_rows", e.rowSplit.maxTailRows}};
     list.push_back(std::move(j));
   }
   top["entries"] = std::move(list);
@@ -175,8 +199,8 @@ ErrorMessage TuningDatabase::parse(std::string_view text, TuningDatabase &out) {
       where += " '" + value["name"].get<std::string>() + "'";
     TuningEntry e;
     ObjectReader r(value, where, error);
-    r.onlyFields(
-        {"name", "comment", "note", "key", "m_range", "config", "predicted"});
+    r.onlyFields({"name", "comment", "note", "key", "m_range", "config",
+                  "predicted", "row_split"});
     r.string("name", e.name);
     r.optionalString("comment", e.comment);
     r.optionalString("note", e.note);
@@ -185,6 +209,8 @@ ErrorMessage TuningDatabase::parse(std::string_view text, TuningDatabase &out) {
     const Json *config = r.object("config");
     const Json *predicted =
         value.contains("predicted") ? r.array("predicted") : nullptr;
+    const Json *rowSplit =
+        value.contains("row_split") ? r.object("row_split") : nullptr;
     if (error)
       return error;
     if (!validName(e.name))
@@ -225,6 +251,11 @@ ErrorMessage TuningDatabase::parse(std::string_view text, TuningDatabase &out) {
         if (error)
           return error;
       }
+    if (rowSplit) {
+      readRowSplit(*rowSplit, where + " row_split", e, error);
+      if (error)
+        return error;
+    }
     db.entries.push_back(std::move(e));
   }
   // Keys: M ranges of one key must not overlap, and every entry of a key
@@ -249,6 +280,21 @@ ErrorMessage TuningDatabase::parse(std::string_view text, TuningDatabase &out) {
   }
   out = std::move(db);
   return std::nullopt;
+}
+
+int64_t RowSplit::firstRows(int64_t m, int64_t programTileM,
+                            int64_t numTilesN) const {
+  if (workgroupsPerRound < 1 || programTileM < 1 || numTilesN < 1 || m < 2)
+    return 0;
+  // The largest r with floor(r * W / numTilesN) tile rows < ceil(m / tile),
+  // i.e. r * W < tileRows * numTilesN. With M <= 2^31, N <= 2^24 and
+  // W <= 2^20 every product below is under 2^56.
+  const int64_t tileRows = (m + programTileM - 1) / programTileM;
+  const int64_t rounds = (tileRows * numTilesN - 1) / workgroupsPerRound;
+  const int64_t first = rounds * workgroupsPerRound / numTilesN * programTileM;
+  if (first < 1 || first >= m || m - first > maxTailRows)
+    return 0;
+  return first;
 }
 
 const TuningEntry *TuningDatabase::find(std::string_view name) const {

@@ -188,7 +188,7 @@ mxgemm_status runtime::computeGrid(Decision &d, int64_t m, int64_t n,
   return MXGEMM_STATUS_OK;
 }
 
-mxgemm_status runtime::launch(Context &ctx, const Decision &d,
+mxgemm_status runtime::launch(Context &ctx, const KernelLaunch &d,
                               const mxgemm_problem &p, const mxgemm_tensors &t,
                               void *stream, MessageBuilder &msg) {
   // The kernel ABI (docs/Design.md section 4), at the offsets of the kernel
@@ -304,6 +304,37 @@ mxgemm_status runtime::launch(Context &ctx, const Decision &d,
   return MXGEMM_STATUS_HIP_ERROR;
 }
 
+mxgemm_status runtime::launchAll(Context &ctx, const Decision &d,
+                                 const mxgemm_problem &p,
+                                 const mxgemm_tensors &t, void *stream,
+                                 MessageBuilder &msg) {
+  if (!d.firstRows)
+    return launch(ctx, d, p, t, stream, msg);
+  // Row split: rows [0, firstRows) by the base kernel, the others by the
+  // tail's, on the same stream (so in order).
+  mxgemm_problem first = p, rest = p;
+  first.m = d.firstRows;
+  rest.m = p.m - d.firstRows;
+  if (mxgemm_status s = launch(ctx, d, first, t, stream, msg))
+    return s;
+  return launch(ctx, d.tail, rest, tensorsFromRow(t, p, d.firstRows), stream,
+                msg);
+}
+
+mxgemm_tensors runtime::tensorsFromRow(const mxgemm_tensors &t,
+                                       const mxgemm_problem &p, int64_t row) {
+  // Tuned kernels take contiguous operands only, so the row strides are K,
+  // K / 32 and N; checkArguments proved that M x K, M x K / 32 and M x N
+  // outputs fit.
+  mxgemm_tensors from = t;
+  const uint64_t rows = uint64_t(row);
+  from.x = static_cast<const uint8_t *>(t.x) + rows * uint64_t(p.k);
+  from.xs = static_cast<const uint8_t *>(t.xs) + rows * uint64_t(p.k / 32);
+  from.y = static_cast<uint8_t *>(t.y) +
+           rows * uint64_t(p.n) * uint64_t(elementBytes(p.out_type));
+  return from;
+}
+
 // plan.kind took the padding before m_min: the 0.1.0 layout is unchanged
 // (LP64).
 static_assert(sizeof(void *) != 8 || (offsetof(mxgemm_plan, kind) == 100 &&
@@ -312,7 +343,7 @@ static_assert(sizeof(void *) != 8 || (offsetof(mxgemm_plan, kind) == 100 &&
               "mxgemm_plan changed layout");
 
 void runtime::fillPlan(mxgemm_plan *plan, mxgemm_status status,
-                       mxgemm_reason reason, const Decision &d) {
+                       mxgemm_reason reason, const KernelLaunch &d) {
   plan->status = status;
   plan->reason = reason;
   const contract::KernelDescriptor *k = d.descriptor;

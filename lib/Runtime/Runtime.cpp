@@ -103,13 +103,19 @@ const KernelEntry *findGenericKernel(const Context &ctx,
   return nullptr;
 }
 
+void decideRowSplit(Context &ctx, const mxgemm_problem &p,
+                    const mxgemm_tensors *tensors,
+                    const contract::RowSplit &rule, Decision &d,
+                    MessageBuilder &msg);
+
 /// The argument checks and eligibility rules of docs/Design.md section 5
 /// for the embedded kernels, in a fixed order (documented in
 /// docs/Runtime.md). `tensors` is null for a query. Writes the reason
 /// message into `msg`.
 mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
                      const mxgemm_tensors *tensors, Decision &d,
-                     mxgemm_reason &reason, MessageBuilder &msg) {
+                     mxgemm_reason &reason, MessageBuilder &msg,
+                     bool rowSplitTail = false) {
   reason = MXGEMM_REASON_NONE;
   if (ctx.injectInternal)
     throw std::logic_error("injected internal error (MXGEMM_RUNTIME_FAULT)");
@@ -211,7 +217,7 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
     }
   // No kernel for (key, M): JIT, if on, serves it (or says why not).
   const LibraryKernel *jit = nullptr;
-  if (index == count && !views && p->m <= contract::kMaxM &&
+  if (index == count && !views && !rowSplitTail && p->m <= contract::kMaxM &&
       p->n <= contract::kMaxProblemExtent &&
       p->k <= contract::kMaxProblemExtent &&
       ctx.jitEnabled.load(std::memory_order_relaxed)) {
@@ -231,7 +237,7 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
   // Still no kernel: an embedded generic kernel of the formats and M
   // serves any N and K (JIT failures land here too, warned by the JIT).
   const KernelEntry *generic = nullptr;
-  if (index == count && !jit &&
+  if (index == count && !jit && !rowSplitTail &&
       (generic = findGenericKernel(ctx, embedded, *p)))
     logGenericServed(ctx, *p, *generic);
   if (count == 0 && !jit && !generic) {
@@ -325,7 +331,45 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
   d.note = entry->tuning.note.c_str();
   d.mMin = entry->tuning.mMin;
   d.mMax = entry->tuning.mMax;
+  // A row split's tail is served by a tuned entry only (no JIT compile,
+  // no generic kernel) and is not split again.
+  if (!rowSplitTail && !jit && !generic)
+    decideRowSplit(ctx, *p, tensors, entry->tuning.rowSplit, d, msg);
   return MXGEMM_STATUS_OK;
+}
+
+/// A tuned entry with a row split (contract::RowSplit) whose rule takes
+/// this M: the tail's rows go to the key's entry for them, decided by the
+/// same rules (pointers offset), and the base's grid shrinks to its rows.
+/// When no kernel takes the tail, the call stays one launch.
+void decideRowSplit(Context &ctx, const mxgemm_problem &p,
+                    const mxgemm_tensors *tensors,
+                    const contract::RowSplit &rule, Decision &d,
+                    MessageBuilder &msg) {
+  const contract::TileGrid &grid = d.descriptor->grid;
+  const int64_t firstRows =
+      rule.firstRows(p.m, grid.programTileM, int64_t(d.numTilesN));
+  if (!firstRows)
+    return;
+  mxgemm_problem rest = p;
+  rest.m = p.m - firstRows;
+  mxgemm_tensors tail;
+  if (tensors)
+    tail = tensorsFromRow(*tensors, p, firstRows);
+  Decision rows;
+  mxgemm_reason ignored;
+  char scratch[kMessageBytes];
+  MessageBuilder tailMsg(scratch, sizeof(scratch));
+  if (decide(ctx, &rest, tensors ? &tail : nullptr, rows, ignored, tailMsg,
+             /*rowSplitTail=*/true) != MXGEMM_STATUS_OK ||
+      computeGrid(d, firstRows, p.n, tailMsg) != MXGEMM_STATUS_OK)
+    return;
+  d.firstRows = firstRows;
+  d.tail = rows;
+  msg << "row split: rows 0.." << (firstRows - 1) << " by '" << d.entry << "' ("
+      << int64_t(d.gridX) << " workgroups), rows " << firstRows << ".."
+      << (p.m - 1) << " by '" << rows.entry << "' ("
+      << int64_t(rows.gridX) * int64_t(rows.gridY) << " workgroups)";
 }
 
 /// For the memory helpers: a live context whose HIP is usable (any device).
@@ -527,6 +571,41 @@ mxgemm_status mxgemm_query(mxgemm_context *context,
         *plan, [&](Decision &d, mxgemm_reason &reason, MessageBuilder &msg) {
           return decide(*ctx, problem, nullptr, d, reason, msg);
         });
+  });
+}
+
+mxgemm_status mxgemm_query_row_split(mxgemm_context *context,
+                                     const mxgemm_problem *problem,
+                                     mxgemm_plan *plan, int64_t *first_rows,
+                                     mxgemm_plan *tail) {
+  if (!plan || !first_rows || !tail)
+    return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
+                "plan, first_rows and tail must be non-NULL");
+  *first_rows = 0;
+  fillPlan(tail, MXGEMM_STATUS_NOT_ELIGIBLE, MXGEMM_REASON_NONE,
+           KernelLaunch());
+  MessageBuilder(tail->message, sizeof(tail->message)) << "one launch";
+  Context *ctx = resolveContext(context);
+  if (!ctx) {
+    refusePlan(plan, lastError());
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  return guarded([&] {
+    Decision d;
+    mxgemm_status s = decideIntoPlan(
+        *plan, [&](Decision &out, mxgemm_reason &reason, MessageBuilder &msg) {
+          mxgemm_status st = decide(*ctx, problem, nullptr, out, reason, msg);
+          d = out;
+          return st;
+        });
+    if (s == MXGEMM_STATUS_OK && d.firstRows) {
+      *first_rows = d.firstRows;
+      fillPlan(tail, MXGEMM_STATUS_OK, MXGEMM_REASON_NONE, d.tail);
+      MessageBuilder(tail->message, sizeof(tail->message))
+          << "rows " << d.firstRows << ".." << (problem->m - 1)
+          << " of the call (row 0 of this plan is row " << d.firstRows << ")";
+    }
+    return s;
   });
 }
 

@@ -263,8 +263,8 @@ LoadedKernel *resolveLoadedKernel(const Context &ctx,
 // Pieces of a decision
 //===----------------------------------------------------------------------===//
 
-/// What a launch needs and what a plan shows.
-struct Decision {
+/// What one launch needs and what a plan shows.
+struct KernelLaunch {
   const contract::KernelDescriptor *descriptor = nullptr;
   const ArgumentPacking *packing = nullptr;
   hipFunction_t function = nullptr;
@@ -278,6 +278,14 @@ struct Decision {
   /// The W layout of the kernel, known (and reported) even when the
   /// problem is not eligible because it passes the other layout.
   mxgemm_weight_layout wLayout = MXGEMM_WEIGHTS_ROW_MAJOR;
+};
+
+/// The decision for one call: one launch (the base), or with a row split
+/// (contract::RowSplit) the base on rows [0, firstRows) and `tail` on the
+/// rest. The plan shows the base; mxgemm_query_row_split both.
+struct Decision : KernelLaunch {
+  int64_t firstRows = 0; // 0: one launch
+  KernelLaunch tail;
 };
 
 /// The operands whose leading dimension is not their row length.
@@ -313,12 +321,21 @@ mxgemm_status computeGrid(Decision &d, int64_t m, int64_t n,
                           MessageBuilder &msg);
 /// Packs the arguments (d.packing) and launches (unless the context is a
 /// dry run) on `stream`.
-mxgemm_status launch(Context &ctx, const Decision &d, const mxgemm_problem &p,
-                     const mxgemm_tensors &t, void *stream,
-                     MessageBuilder &msg);
+mxgemm_status launch(Context &ctx, const KernelLaunch &d,
+                     const mxgemm_problem &p, const mxgemm_tensors &t,
+                     void *stream, MessageBuilder &msg);
+/// The launches of a decision: one, or the two of a row split (the tail's
+/// X, scales and Y offset by d.firstRows rows), in stream order.
+mxgemm_status launchAll(Context &ctx, const Decision &d,
+                        const mxgemm_problem &p, const mxgemm_tensors &t,
+                        void *stream, MessageBuilder &msg);
+/// The operands of `t` from row `row` of X, its scales and Y on
+/// (contiguous; `row` < p.m).
+mxgemm_tensors tensorsFromRow(const mxgemm_tensors &t, const mxgemm_problem &p,
+                              int64_t row);
 /// Fills every field of `plan` but the message.
 void fillPlan(mxgemm_plan *plan, mxgemm_status status, mxgemm_reason reason,
-              const Decision &d);
+              const KernelLaunch &d);
 /// The body of every query: `decide(d, reason, msg)` picks the kernel into
 /// `plan` (outcome and message); a failure's message becomes the last error.
 template <typename Decide>
@@ -351,7 +368,7 @@ mxgemm_status decideAndLaunch(Context &ctx, const mxgemm_problem *problem,
     MessageBuilder msg(message, kMessageBytes);
     mxgemm_status s = decide(d, reason, msg);
     if (s == MXGEMM_STATUS_OK)
-      s = launch(ctx, d, *problem, *tensors, stream, msg);
+      s = launchAll(ctx, d, *problem, *tensors, stream, msg);
     if (plan)
       fillPlan(plan, s, reason, d);
     if (s != MXGEMM_STATUS_OK)

@@ -96,7 +96,8 @@ RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
   auto query = [&] {
     return options.kernel
                ? mxgemm_kernel_query(ctx, options.kernel, &p, &r.plan)
-               : mxgemm_query(ctx, &p, &r.plan);
+               : mxgemm_query_row_split(ctx, &p, &r.plan, &r.firstRows,
+                                        &r.tailPlan);
   };
   mxgemm_status s = query();
   if (s == MXGEMM_STATUS_NOT_ELIGIBLE && options.autoWeightLayout &&
@@ -107,50 +108,90 @@ RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
   if (!ok(s, options.kernel ? "mxgemm_kernel_query" : "mxgemm_query"))
     return r;
   mxgemm_plan &plan = r.plan;
-  r.descriptor = options.kernel ? options.kernelDescriptor
-                 : plan.kind == MXGEMM_PLAN_KIND_LIBRARY
-                     ? libraryDescriptor(options.libraryDir, plan)
-                 : plan.kind == MXGEMM_PLAN_KIND_JIT ? jitDescriptor(plan)
-                                                     : embeddedDescriptor(plan);
-  contract::KernelDescriptor d;
-  if (auto e = contract::KernelDescriptor::parse(r.descriptor, d)) {
-    r.status = MXGEMM_STATUS_INVALID_ARGUMENT;
-    r.failedCall = "the kernel descriptor";
-    r.message = *e;
-    return r;
-  }
-
-  // The workgroups that run (facade) and are checked, and their tiles.
-  std::set<uint32_t> chosen{0, plan.grid_x - 1};
-  std::mt19937_64 rng(options.seed ^ 0x5eed);
-  const uint64_t count = options.sample
-                             ? std::min<uint64_t>(options.sample, plan.grid_x)
-                             : plan.grid_x;
-  while (chosen.size() < count)
-    chosen.insert(options.sample ? uint32_t(rng() % plan.grid_x)
-                                 : uint32_t(chosen.size() - 1));
-  r.workgroups.assign(chosen.begin(), chosen.end());
-  nx::GemmCheckOptions checkOptions;
-  checkOptions.reference.kStep = int(plan.k_step);
-  if (d.config.splitsK())
-    checkOptions.reference.kSegments =
-        contract::kSegmentBoundaries(d.problem, d.config);
-  std::string list;
-  for (uint32_t g : r.workgroups) {
-    int64_t row, col;
-    if (!ok(mxgemm_plan_workgroup_tile(&plan, g, &row, &col),
-            "mxgemm_plan_workgroup_tile"))
+  auto descriptorOf = [&](const mxgemm_plan &pl) {
+    return options.kernel ? options.kernelDescriptor
+           : pl.kind == MXGEMM_PLAN_KIND_LIBRARY
+               ? libraryDescriptor(options.libraryDir, pl)
+           : pl.kind == MXGEMM_PLAN_KIND_JIT ? jitDescriptor(pl)
+                                             : embeddedDescriptor(pl);
+  };
+  // Each launch: its plan, its rows of the call and its descriptor.
+  struct Part {
+    const mxgemm_plan *plan = nullptr;
+    int64_t row0 = 0, rows = 0;
+    contract::KernelDescriptor d;
+    std::set<uint32_t> tiles;
+    std::vector<nx::OutputRegion> regions; // rows counted from row0
+  };
+  std::vector<Part> parts;
+  r.descriptor = descriptorOf(plan);
+  if (r.firstRows)
+    r.tailDescriptor = descriptorOf(r.tailPlan);
+  for (int part = 0; part < (r.firstRows ? 2 : 1); ++part) {
+    Part pt;
+    pt.plan = part ? &r.tailPlan : &plan;
+    pt.row0 = part ? r.firstRows : 0;
+    pt.rows = r.firstRows ? (part ? p.m - r.firstRows : r.firstRows) : p.m;
+    if (auto e = contract::KernelDescriptor::parse(
+            part ? r.tailDescriptor : r.descriptor, pt.d)) {
+      r.status = MXGEMM_STATUS_INVALID_ARGUMENT;
+      r.failedCall = "the kernel descriptor";
+      r.message = *e;
       return r;
-    const int64_t rowEnd = std::min<int64_t>(row + plan.program_tile_m, p.m);
-    // The last tile column may be partial (N not a multiple of tile_n).
-    const int64_t colEnd = std::min<int64_t>(col + plan.tile_n, p.n);
-    checkOptions.expected.push_back({row, rowEnd, col, colEnd});
-    r.expected += uint64_t(rowEnd - row) * uint64_t(colEnd - col);
-    // Every K segment of the tile (grid y) runs, or its sum is partial.
-    for (uint64_t seg = 0; seg < plan.grid_y; ++seg)
-      list += (list.empty() ? "" : ",") +
-              std::to_string(uint64_t(g) + seg * plan.grid_x);
+    }
+    parts.push_back(std::move(pt));
   }
+  const contract::KernelDescriptor &d = parts.front().d;
+
+  // The workgroups that run (facade) and are checked, and their tiles: the
+  // first, the last and random others of each launch.
+  std::mt19937_64 rng(options.seed ^ 0x5eed);
+  for (Part &part : parts) {
+    const uint32_t gridX = part.plan->grid_x;
+    std::set<uint32_t> &chosen = part.tiles;
+    chosen = {0, gridX - 1};
+    const uint64_t count =
+        options.sample ? std::min<uint64_t>(options.sample, gridX) : gridX;
+    while (chosen.size() < count)
+      chosen.insert(options.sample ? uint32_t(rng() % gridX)
+                                   : uint32_t(chosen.size() - 1));
+  }
+  // The facade runs the listed workgroups in every launch: every K segment
+  // of a chosen tile is listed (grid y), and a listed id inside another
+  // launch's grid makes that launch's tile checked too, until nothing grows.
+  std::set<uint64_t> ids;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (Part &part : parts)
+      for (uint32_t g : part.tiles)
+        for (uint64_t seg = 0; seg < part.plan->grid_y; ++seg)
+          grew |= ids.insert(uint64_t(g) + seg * part.plan->grid_x).second;
+    for (Part &part : parts)
+      for (uint64_t id : ids)
+        if (id < uint64_t(part.plan->grid_x) * part.plan->grid_y)
+          grew |= part.tiles.insert(uint32_t(id % part.plan->grid_x)).second;
+  }
+  std::string list;
+  for (uint64_t id : ids)
+    list += (list.empty() ? "" : ",") + std::to_string(id);
+  for (Part &part : parts) {
+    for (uint32_t g : part.tiles) {
+      int64_t row, col;
+      if (!ok(mxgemm_plan_workgroup_tile(part.plan, g, &row, &col),
+              "mxgemm_plan_workgroup_tile"))
+        return r;
+      const int64_t rowEnd =
+          std::min<int64_t>(row + part.plan->program_tile_m, part.rows);
+      // The last tile column may be partial (N not a multiple of tile_n).
+      const int64_t colEnd = std::min<int64_t>(col + part.plan->tile_n, p.n);
+      part.regions.push_back({row, rowEnd, col, colEnd});
+      r.expected += uint64_t(rowEnd - row) * uint64_t(colEnd - col);
+    }
+  }
+  r.workgroups.assign(parts.front().tiles.begin(), parts.front().tiles.end());
+  if (parts.size() > 1)
+    r.tailWorkgroups.assign(parts.back().tiles.begin(),
+                            parts.back().tiles.end());
 
   // Random MX operands with a different scale per block.
   const auto wScale = nx::ScaleGranularity(p.w_scale);
@@ -205,25 +246,47 @@ RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
           "mxgemm_copy_to_host"))
     return r;
 
-  // The check: the sampled tiles bit for bit, nothing written elsewhere.
+  // The check: the sampled tiles bit for bit, nothing written elsewhere;
+  // each launch's rows against the reference of its kernel.
   r.mask.assign(size_t(p.m) * size_t(p.n), 0);
-  for (const nx::OutputRegion &g : checkOptions.expected)
-    for (int64_t i = g.rowBegin; i < g.rowEnd; ++i)
-      std::memset(&r.mask[size_t(i) * size_t(p.n) + size_t(g.colBegin)], 1,
-                  size_t(g.colEnd - g.colBegin));
+  for (const Part &part : parts)
+    for (const nx::OutputRegion &g : part.regions)
+      for (int64_t i = part.row0 + g.rowBegin; i < part.row0 + g.rowEnd; ++i)
+        std::memset(&r.mask[size_t(i) * size_t(p.n) + size_t(g.colBegin)], 1,
+                    size_t(g.colEnd - g.colBegin));
   for (size_t i = 0; i < r.mask.size() && !options.facade; ++i)
     if (!r.mask[i]) // real HIP ran every workgroup: keep the sampled ones
       std::memset(&r.y[i * elementBytes], 0xff, elementBytes);
-  nx::MXGemmOperands ops;
-  ops.m = p.m, ops.n = p.n, ops.k = p.k;
-  ops.x = r.x.data.data(), ops.xScales = r.x.scales.data();
-  ops.xFormat = r.x.format;
-  ops.w = r.w.data.data(), ops.wScales = r.w.scales.data();
-  ops.wFormat = r.w.format;
-  ops.wScaleGranularity = wScale;
-  r.check = nx::checkGemmOutput(
-      ops, r.y.data(), f32 ? nx::OutputType::F32 : nx::OutputType::BF16,
-      checkOptions);
+  for (const Part &part : parts) {
+    const size_t row0 = size_t(part.row0);
+    nx::MXGemmOperands ops;
+    ops.m = part.rows, ops.n = p.n, ops.k = p.k;
+    ops.x = r.x.data.data() + row0 * size_t(p.k);
+    ops.xScales = r.x.scales.data() + row0 * size_t(r.x.scaleCols());
+    ops.xFormat = r.x.format;
+    ops.w = r.w.data.data(), ops.wScales = r.w.scales.data();
+    ops.wFormat = r.w.format;
+    ops.wScaleGranularity = wScale;
+    nx::GemmCheckOptions checkOptions;
+    checkOptions.reference.kStep = int(part.plan->k_step);
+    if (part.d.config.splitsK())
+      checkOptions.reference.kSegments =
+          contract::kSegmentBoundaries(part.d.problem, part.d.config);
+    checkOptions.expected = part.regions;
+    nx::GemmCheckResult c = nx::checkGemmOutput(
+        ops, r.y.data() + row0 * size_t(p.n) * elementBytes,
+        f32 ? nx::OutputType::F32 : nx::OutputType::BF16, checkOptions);
+    r.check.compared += c.compared;
+    r.check.mismatches += c.mismatches;
+    r.check.unwritten += c.unwritten;
+    r.check.stray += c.stray;
+    r.check.lastRowWritten = c.lastRowWritten; // the last part holds M - 1
+    for (nx::GemmMismatch m : c.first)
+      if (r.check.first.size() < 10) {
+        m.row += part.row0;
+        r.check.first.push_back(m);
+      }
+  }
   return r;
 }
 
@@ -253,14 +316,28 @@ std::string runtime::writeDump(const std::string &dir, const RunResult &r) {
     return error;
   // K's segment boundaries (docs/Design.md section 1, the segment rule):
   // [0, K] unless the kernel splits K.
-  std::string segments;
-  for (int64_t b : contract::kSegmentBoundaries(d.problem, d.config))
-    segments += (segments.empty() ? "" : ", ") + std::to_string(b);
+  auto segments = [](const contract::KernelDescriptor &k) {
+    std::string list;
+    for (int64_t b : contract::kSegmentBoundaries(k.problem, k.config))
+      list += (list.empty() ? "" : ", ") + std::to_string(b);
+    return list;
+  };
   std::ofstream meta(dir + "/meta.json");
   meta << "{\"kernel\": \"" << d.kernel
        << "\", \"config\": " << contract::formatConfigJson(d.config)
-       << ", \"k_step\": " << d.mfma.kStep << ", \"k_segments\": [" << segments
-       << "]}\n";
+       << ", \"k_step\": " << d.mfma.kStep << ", \"k_segments\": ["
+       << segments(d) << "]";
+  // A row split: the rows from first_rows on follow the tail kernel's K
+  // step and segments.
+  contract::KernelDescriptor t;
+  if (r.firstRows && !contract::KernelDescriptor::parse(r.tailDescriptor, t)) {
+    meta << ", \"row_split\": {\"first_rows\": " << r.firstRows
+         << ", \"kernel\": \"" << t.kernel
+         << "\", \"config\": " << contract::formatConfigJson(t.config)
+         << ", \"k_step\": " << t.mfma.kStep << ", \"k_segments\": ["
+         << segments(t) << "]}";
+  }
+  meta << "}\n";
   if (!meta.flush())
     return "cannot write " + dir + "/meta.json";
   return "";
@@ -284,6 +361,15 @@ std::string runtime::describeRun(const RunResult &r,
      << " k_step " << plan.k_step << " M range " << plan.m_min << ".."
      << plan.m_max << " " << mxgemm_plan_kind_string(plan.kind)
      << "\n  config: " << plan.config << "\n  note: " << plan.note << "\n";
+  if (r.firstRows) {
+    const mxgemm_plan &tail = r.tailPlan;
+    os << "row split: rows 0.." << (r.firstRows - 1)
+       << " by the plan above, rows " << r.firstRows << ".."
+       << (r.problem.m - 1) << " by kernel " << tail.kernel << " (entry "
+       << tail.entry << ") grid " << tail.grid_x << "x" << tail.grid_y << "x"
+       << tail.grid_z << " k_step " << tail.k_step << " M range " << tail.m_min
+       << ".." << tail.m_max << "\n  config: " << tail.config << "\n";
+  }
   if (r.packedBytes)
     os << "weights: packed once in MFMA panels by "
        << (source.empty() ? "mxgemm_pack_weights" : "the host") << " ("
@@ -300,11 +386,20 @@ std::string runtime::describeRun(const RunResult &r,
                   (long long)m.row, (long long)m.col, m.got, m.expected);
     os << line;
   }
-  os << "verify: " << r.workgroups.size() << " workgroups, " << r.check.compared
-     << " elements, " << r.check.mismatches
+  os << "verify: " << r.workgroups.size();
+  if (r.firstRows)
+    os << " + " << r.tailWorkgroups.size();
+  os << " workgroups, " << r.check.compared << " elements, "
+     << r.check.mismatches
      << " mismatches (bit-exact vs the CPU reference, k_step " << plan.k_step
      << (plan.grid_y > 1 ? ", " + std::to_string(plan.grid_y) + " K segments"
                          : std::string())
+     << (r.firstRows ? "; tail k_step " + std::to_string(r.tailPlan.k_step) +
+                           (r.tailPlan.grid_y > 1
+                                ? ", " + std::to_string(r.tailPlan.grid_y) +
+                                      " K segments"
+                                : std::string())
+                     : std::string())
      << "), " << r.check.stray << " stray: " << (r.verified() ? "OK" : "FAIL")
      << "\n";
   return os.str();

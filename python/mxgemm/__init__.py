@@ -3,6 +3,8 @@
 Bindings of the project's C libraries, never a second implementation:
 
 - plan(...): the runtime shim's decision for a problem (mxgemm_query);
+  row_split(...): both launches when the shim splits the call by rows
+  (mxgemm_query_row_split);
 - gemm(x, xs, w, ws, out=None, ...): Y = X . W^T through the shim
   (mxgemm_gemm); NumPy/`__array_interface__` inputs are copied to the device,
   objects with data_ptr() are taken as device memory as they are;
@@ -38,7 +40,7 @@ from ._api import (CompileError, Context, HipError, IntegerOverflow,
                    NotSupported, Plan, compile, descriptor_plan, find_compiler, gemm,
                    kernel_code_object, kernel_descriptor, kernels,
                    pack_weight_panels, pack_weights, plan, quantize_device,
-                   version,
+                   row_split, version,
                    workgroup_tile)
 from ._compiler import choose_config
 from ._numerics import (GemmOperands, bf16_to_float32, check_gemm,
@@ -47,7 +49,7 @@ from ._numerics import (GemmOperands, bf16_to_float32, check_gemm,
 
 __all__ = ["quantize_mx", "dequantize", "bf16_to_float32", "encode_fp8",
            "decode_table", "decode_e8m0", "random_mx", "scale_rows",
-           "GemmOperands", "reference_gemm", "check_gemm", "plan", "gemm",
+           "GemmOperands", "reference_gemm", "check_gemm", "plan", "row_split", "gemm",
            "compile", "choose_config", "find_compiler", "kernels", "kernel_descriptor",
            "kernel_code_object", "descriptor_plan", "workgroup_tile",
            "version", "pack_weights", "quantize_device", "pack_weight_panels", "Plan", "Context",

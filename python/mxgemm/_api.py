@@ -328,6 +328,27 @@ def plan(m, n, k, x_format="e4m3", w_format="e4m3", w_scale="block32x32",
     return _plan(ps)
 
 
+def row_split(m, n, k, x_format="e4m3", w_format="e4m3",
+              w_scale="block32x32", out_type="bf16", ctx=None,
+              w_layout="row_major"):
+    """The launches gemm() makes (mxgemm_query_row_split): (plan,
+    first_rows, tail). One launch: first_rows 0 and tail None. A row split:
+    `plan` runs rows [0, first_rows), `tail` the rest (its workgroup tiles
+    count rows from first_rows). Never raises for NOT_ELIGIBLE."""
+    p = _problem(m, n, k, x_format, w_format, w_scale, out_type, w_layout,
+                 dict(ld_x=0, ld_xs=0, ld_w=0, ld_ws=0, ld_y=0))
+    c = _context(ctx)
+    ps, ts = _rt.PlanStruct(), _rt.PlanStruct()
+    first = ctypes.c_int64(0)
+    status = c._lib.mxgemm_query_row_split(c._handle, ctypes.byref(p),
+                                           ctypes.byref(ps),
+                                           ctypes.byref(first),
+                                           ctypes.byref(ts))
+    if status not in (0, 1):
+        c._check(status, ps.message.decode(errors="replace"), ps.reason)
+    return _plan(ps), first.value, (_plan(ts) if first.value else None)
+
+
 def _descriptor(descriptor):
     """(dict, JSON text) of a kernel descriptor given as either."""
     if isinstance(descriptor, (str, bytes)):
@@ -807,19 +828,25 @@ def quantize_device(x, fmt="e4m3", in_type=None, codes=None, scales=None,
     return codes, scales
 
 
-def _workgroup_list(workgroups, grid, segments=1):
+def _workgroup_list(workgroups, grid, segments=1, more=()):
     """MXGEMM_EMU_WORKGROUPS for the facade: every id an integer of the
     grid's x (the facade would run workgroup 0 for anything else), each
     with all its `segments` split-K workgroups (grid y), or the tile's sum
-    would be partial."""
+    would be partial. `more`: the (grid x, segments) of a row split's other
+    launch; an id then needs to lie in one of the grids, and runs in each
+    launch whose grid holds it."""
     if isinstance(workgroups, (str, bytes)) or not hasattr(workgroups,
                                                            "__iter__"):
         raise InvalidArgument("INVALID_ARGUMENT", "workgroups must be a "
                               "list of workgroup ids")
-    ids = [_int("workgroup", g, 0, grid - 1, "uint32") for g in workgroups]
+    grids = [(grid, segments)] + list(more)
+    top = max(g for g, _ in grids)
+    ids = [_int("workgroup", g, 0, top - 1, "uint32") for g in workgroups]
     if not ids:
         raise InvalidArgument("INVALID_ARGUMENT", "workgroups is empty")
-    return ",".join(str(g + s * grid) for g in ids for s in range(segments))
+    listed = sorted({g + s * gx for gx, segs in grids for g in ids if g < gx
+                     for s in range(segs)})
+    return ",".join(str(g) for g in listed)
 
 
 def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
@@ -840,8 +867,9 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
     runtime, whose generic kernels take views of x, xs and out; a view of
     w or ws is NOT_ELIGIBLE (reason NOT_CONTIGUOUS). `workgroups`
     (emulator facade only) executes just those tiles (ids of the plan's
-    grid x, each with all its split-K segments); other elements of Y are
-    left as they were (0xffff when `out` is None).
+    grid x, each with all its split-K segments; with a row split, see
+    row_split(), an id runs in each launch whose grid holds it); other
+    elements of Y are left as they were (0xffff when `out` is None).
     `w_layout` is the layout `w` is in: "row_major", or "mfma_panels" for W
     from pack_weights (the same [N, K] bytes), which kernels with
     stage_w = packed_registers read. Pack once per weight tensor: given
@@ -914,8 +942,16 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
     if not pre.eligible:
         raise NotEligible(pre.status, pre.message, pre.reason)
     if workgroups is not None:
+        # A row split's second launch runs the listed ids of its grid too.
+        first_plan = _rt.PlanStruct()
+        tail = _rt.PlanStruct()
+        first = ctypes.c_int64(0)
+        c._lib.mxgemm_query_row_split(c._handle, ctypes.byref(p),
+                                      ctypes.byref(first_plan),
+                                      ctypes.byref(first), ctypes.byref(tail))
         os.environ["MXGEMM_EMU_WORKGROUPS"] = _workgroup_list(
-            workgroups, pre.grid[0], pre.grid[1])
+            workgroups, pre.grid[0], pre.grid[1],
+            [(tail.grid_x, tail.grid_y)] if first.value else [])
     ps = _rt.PlanStruct()
     try:
         if device:

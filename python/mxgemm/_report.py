@@ -55,6 +55,30 @@ def fmt(v, spec="%.3g"):
     return spec % v
 
 
+def row_split_text(p):
+    """' (row split: first + tail = total us)' of a case the runtime runs
+    as two launches, else ''."""
+    rs = p.get("row_split")
+    if not rs:
+        return ""
+    return " (row split: %d rows %.1f + %s %.1f = **%.1f**)" % (
+        rs["first_rows"], rs["first_us"], rs["tail_kernel"], rs["tail_us"],
+        rs["time_us"])
+
+
+def launch_text(seed, field):
+    """The plan's `field` ("kernel" or grid x), with the row split's second
+    launch after a '+'."""
+    plan = seed.get("plan", {})
+    first = plan.get("kernel", "-") if field == "kernel" else \
+        str(plan.get("grid", [0])[0])
+    rs = seed.get("row_split")
+    if not rs:
+        return first
+    return "%s + %s" % (first, rs["kernel"] if field == "kernel" else
+                        "rows %d.." % rs["first_rows"])
+
+
 def table_lines(results, perf):
     head = ("%-15s %6s %5s %5s  %-21s %-6s %6s %4s %5s %5s %6s  %-6s %-6s %s" % (
         "family", "M", "N", "K", "kernel", "W", "grid", "wgs", "vgpr", "lds",
@@ -100,7 +124,8 @@ def perf_lines(perf):
             fam, m, c.get("mfma", "?"), fmt(confl, "%d"),
             fmt(c.get("full_drain_waits"), "%d"), lb.get("binds", "n/a"),
             fmt(bound_s and bound_s * 1e6, "%.1f"),
-            fmt(pr.get("time_us"), "%.1f"), fmt(pr.get("tflops"), "%.0f"),
+            fmt(pr.get("time_us"), "%.1f") + row_split_text(p),
+            fmt(pr.get("tflops"), "%.0f"),
             fmt(pr.get("mfma_utilisation") and
                 100 * pr["mfma_utilisation"], "%.1f"),
             pr.get("limiter", p.get("prediction_error", "n/a"))[:60]))
@@ -144,13 +169,14 @@ def write_reports(out_dir, doc, results, perf, inel, ok):
     for r in results:
         for s in r["seeds"]:
             p = s.get("plan", {})
-            wgs = " ".join("%d(%d,%d)%s" % (w["id"], w["tile"][0], w["tile"][1],
-                                            "" if w["kind"] == "random" else
-                                            " " + w["kind"])
+            wgs = " ".join("%s%d(%d,%d)%s" % ("tail:" if w.get("launch") else "",
+                                              w["id"], w["tile"][0], w["tile"][1],
+                                              "" if w["kind"] == "random" else
+                                              " " + w["kind"])
                            for w in s.get("workgroups", []))
             md.append("| %s | %d | %d | %s | `%s` | %s | %s | %s | %s | %s | %s | %s | %.1f | %s |" % (
-                r["family"], r["m"], s["seed"], p.get("kernel", "-"),
-                p.get("config", ""), w_column(s), p.get("grid", [0])[0], wgs,
+                r["family"], r["m"], s["seed"], launch_text(s, "kernel"),
+                p.get("config", ""), w_column(s), launch_text(s, "grid"), wgs,
                 s.get("elements", 0),
                 s["checks"].get("reference_mismatches", "-"),
                 s["checks"].get("naive_mismatches", "-"),
@@ -188,7 +214,8 @@ def write_reports(out_dir, doc, results, perf, inel, ok):
             p.get("emu_cpp_reference", "n/a")[:40], p.get("matches_embedded"),
             "%s (%s)" % (fmt(lb.get("bound_s") and lb["bound_s"] * 1e6, "%.1f"),
                          lb.get("binds", lb.get("bound", "n/a"))),
-            fmt(pr.get("time_us"), "%.1f"), fmt(pr.get("tflops"), "%.0f"),
+            fmt(pr.get("time_us"), "%.1f") + row_split_text(p),
+            fmt(pr.get("tflops"), "%.0f"),
             fmt(pr.get("mfma_utilisation") and
                 100 * pr["mfma_utilisation"], "%.1f%%"),
             pr.get("limiter", p.get("prediction_error", "n/a"))))

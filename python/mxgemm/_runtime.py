@@ -134,6 +134,9 @@ def _signatures():
         "mxgemm_context_set_jit": (I, [V, I]),
         "mxgemm_context_set_generic": (I, [V, I]),
         "mxgemm_query": (I, [V, P(Problem), P(PlanStruct)]),
+        # (context, problem, plan, first_rows, tail plan).
+        "mxgemm_query_row_split": (I, [V, P(Problem), P(PlanStruct), P(I64),
+                                       P(PlanStruct)]),
         "mxgemm_gemm": (I, [V, P(Problem), P(Tensors), V, P(PlanStruct)]),
         # (context, problem, w, packed, packed_bytes, stream): no Ws.
         "mxgemm_pack_weights": (I, [V, P(Problem), V, V, P(S), V]),

@@ -197,6 +197,20 @@ class Qualifier:
             plan = mx.plan(m, n, k, ctx=self.ctx, w_layout="mfma_panels")
         return plan
 
+    def launches_for(self, plan, m, n, k):
+        """[(plan, first row, rows)] of the launches mxgemm_gemm makes: one,
+        or the two of a row split."""
+        first_plan, first, tail = mx.row_split(m, n, k, ctx=self.ctx,
+                                               w_layout=plan.w_layout)
+        if not first:
+            return [(plan, 0, m)]
+        return [(first_plan, 0, first), (tail, first, m - first)]
+
+    def launch_mfma(self, plan):
+        """The MFMA shape of the embedded kernel of `plan`."""
+        return self.embedded[plan.entry]["info"]["descriptor"]["config"][
+            "mfma"]
+
     # -- workgroup selection ---------------------------------------------------
     @staticmethod
     def tiles_of(plan):
@@ -255,19 +269,55 @@ class Qualifier:
         rec["structure"] = structure(cfg, nside["config"])
         rec["code_object_sha256"] = emb["sha256"]
 
-        tiles = self.tiles_of(plan)
-        # The grid maps onto every output tile exactly once.
-        every = {(r, c) for r in range(0, m, plan.program_tile_m)
-                 for c in range(0, n, plan.tile_n)}
-        if len(set(tiles)) != len(tiles) or set(tiles) != every:
-            fail.append("the grid of %d workgroups does not cover the %d "
-                        "output tiles once each" % (len(tiles), len(every)))
-        wgs, kinds = self.sample(tiles, m, seed, self.args.sample)
-        rec["workgroups"] = [{"id": g, "tile": list(tiles[g]),
-                              "kind": kinds[g]} for g in wgs]
-        regions = [(r0, min(r0 + plan.program_tile_m, m), c0,
-                    min(c0 + plan.tile_n, n)) for r0, c0 in
-                   (tiles[g] for g in wgs)]
+        # The launches: one, or the two of a row split (docs/Runtime.md,
+        # "Row split"), each with its plan and its rows of the call.
+        launches = self.launches_for(plan, m, n, k)
+        if len(launches) > 1:
+            tail, first = launches[1][0], launches[1][1]
+            rec["row_split"] = {"first_rows": first, "entry": tail.entry,
+                                "kernel": tail.kernel, "config": tail.config,
+                                "k_step": tail.k_step}
+        chosen, kinds, tiles_of = [], {}, []
+        for i, (lp, row0, rows) in enumerate(launches):
+            tiles = [(r + row0, c) for r, c in self.tiles_of(lp)]
+            tiles_of.append(tiles)
+            # The grid maps onto every output tile of its rows exactly once.
+            every = {(r, c) for r in range(row0, row0 + rows,
+                                           lp.program_tile_m)
+                     for c in range(0, n, lp.tile_n)}
+            if len(set(tiles)) != len(tiles) or set(tiles) != every:
+                fail.append("the grid of %d workgroups does not cover the %d "
+                            "output tiles once each" % (len(tiles),
+                                                        len(every)))
+            wgs, kind = self.sample(tiles, m + row0, seed, self.args.sample)
+            chosen.append(set(wgs))
+            kinds.update({(i, g): v for g, v in kind.items()})
+        # The facade runs a listed workgroup in every launch whose grid
+        # holds it, with its split-K segments: close the lists over that.
+        grew = True
+        while grew:
+            grew = False
+            ids = {g + s * lp.grid[0] for (lp, _, _), ch in
+                   zip(launches, chosen) for g in ch for s in range(lp.grid[1])}
+            for (lp, _, _), ch in zip(launches, chosen):
+                for g in ids:
+                    if g < lp.grid[0] * lp.grid[1] and g % lp.grid[0] not in ch:
+                        ch.add(g % lp.grid[0])
+                        grew = True
+        wgs = sorted(set().union(*chosen))
+        rec["workgroups"] = [
+            dict({"id": g, "tile": list(tiles_of[i][g]),
+                  "kind": kinds.get((i, g), "other launch")},
+                 **({"launch": i} if len(launches) > 1 else {}))
+            for i, ch in enumerate(chosen) for g in sorted(ch)]
+        # Sampled output regions, each with the launch that wrote it.
+        regions, region_launch = [], []
+        for i, ((lp, row0, rows), ch) in enumerate(zip(launches, chosen)):
+            for g in sorted(ch):
+                r0, c0 = tiles_of[i][g]
+                regions.append((r0, min(r0 + lp.program_tile_m, row0 + rows),
+                                c0, min(c0 + lp.tile_n, n)))
+                region_launch.append(i)
         rec["m_edge_covered"] = any(r1 == m for _, r1, _, _ in regions)
         if not rec["m_edge_covered"]:
             fail.append("M edge not covered")
@@ -324,6 +374,8 @@ class Qualifier:
                 return rec
             rec["tuned_seconds"] = time.perf_counter() - t0
 
+            block_k_step = {(r0, r1): launches[i][0].k_step for
+                            (r0, r1, _, _), i in zip(regions, region_launch)}
             row_blocks = sorted({(r0, r1) for r0, r1, _, _ in regions})
             got = {b: self.copy_rows(dy, b, n) for b in row_blocks}
             # The GEMM check of the numerics library, one row block at a
@@ -343,8 +395,8 @@ class Qualifier:
                         mask[q0:q1, c0:c1] = True
                     y = np.where(mask, y, np.uint16(0xFFFF))
                 res = nx.check_gemm(nx.GemmOperands(x[r0:r1], xs[r0:r1], w,
-                                                    ws), y, plan.k_step,
-                                    regions=mine)
+                                                    ws), y,
+                                    block_k_step[(r0, r1)], regions=mine)
                 area = sum((q1 - q0) * (c1 - c0) for q0, q1, c0, c1 in mine)
                 for key in ("compared", "mismatches", "stray"):
                     totals[key] += res[key]
@@ -376,36 +428,44 @@ class Qualifier:
                             "written" % totals["unwritten"])
             tiles_y = [got[(r0, r1)][:, c0:c1] for r0, r1, c0, c1 in regions]
 
-            # The naive kernel of the same MFMA shape on the same buffers.
+            # The naive kernel of each launch's MFMA shape on the same
+            # buffers, compared on that launch's regions.
             t0 = time.perf_counter()
             rec["naive"] = {"kernel": nside["kernel"],
                             "config": nside["config"],
                             "sha256": hashlib.sha256(ncode).hexdigest()}
-            try:
-                nkernel = self.load(ncode, nside)
-                nplan = nkernel.plan(m)
-            except mx.MXGemmError as e:
-                fail.append("naive kernel refused by the runtime: %s" % e)
-                return rec
-            nwgs = [g for g, (r, c) in enumerate(self.tiles_of(nplan))
-                    if any(r < q1 and r + nplan.program_tile_m > q0 and
-                           c < d1 and c + nplan.tile_n > d0
-                           for q0, q1, d0, d1 in regions)]
-            rec["naive"]["workgroups"] = len(nwgs)
-            ctx.memset(dy, 0xFF, ybytes)
-            # Through the runtime's C API (mxgemm_kernel_launch): it packs
-            # the arguments at the descriptor's offsets.
-            try:
-                nkernel.launch(dx, dxs, dw, dws, dy, m,
-                               workgroups=nwgs if self.emulated else None)
-                ctx.synchronize()
-            except mx.MXGemmError as e:
-                fail.append("naive launch failed: %s" % e)
-                return rec
             mism_naive = 0
-            for (r0, r1, c0, c1), y in zip(regions, tiles_y):
-                buf = self.copy_rows(dy, (r0, r1), n)
-                mism_naive += int(np.count_nonzero(buf[:, c0:c1] != y))
+            for mfma in sorted({self.launch_mfma(lp) for lp, _, _ in
+                                launches}):
+                own = [(reg, y) for reg, y, i in
+                       zip(regions, tiles_y, region_launch)
+                       if self.launch_mfma(launches[i][0]) == mfma]
+                _, mcode, mside, _ = self.naive(n, k, mfma)
+                try:
+                    nkernel = self.load(mcode, mside)
+                    nplan = nkernel.plan(m)
+                except mx.MXGemmError as e:
+                    fail.append("naive kernel refused by the runtime: %s" % e)
+                    return rec
+                nwgs = [g for g, (r, c) in enumerate(self.tiles_of(nplan))
+                        if any(r < q1 and r + nplan.program_tile_m > q0 and
+                               c < d1 and c + nplan.tile_n > d0
+                               for (q0, q1, d0, d1), _ in own)]
+                rec["naive"]["workgroups"] = (rec["naive"].get("workgroups", 0)
+                                              + len(nwgs))
+                ctx.memset(dy, 0xFF, ybytes)
+                # Through the runtime's C API (mxgemm_kernel_launch): it
+                # packs the arguments at the descriptor's offsets.
+                try:
+                    nkernel.launch(dx, dxs, dw, dws, dy, m,
+                                   workgroups=nwgs if self.emulated else None)
+                    ctx.synchronize()
+                except mx.MXGemmError as e:
+                    fail.append("naive launch failed: %s" % e)
+                    return rec
+                for (r0, r1, c0, c1), y in own:
+                    buf = self.copy_rows(dy, (r0, r1), n)
+                    mism_naive += int(np.count_nonzero(buf[:, c0:c1] != y))
             rec["naive_seconds"] = time.perf_counter() - t0
             rec["checks"]["naive_mismatches"] = mism_naive
             if mism_naive:
@@ -506,6 +566,24 @@ class Qualifier:
                 simulator_cpu_seconds=prediction["simulator_cpu_seconds"])
         except Exception as e:  # keep the run going; report it
             out["prediction_error"] = "%s: %s" % (type(e).__name__, e)
+        # A row split: the two launches the runtime makes, each simulated
+        # on its rows (their sum; the gap between launches is not in it).
+        launches = self.launches_for(plan, m, n, k)
+        if len(launches) > 1:
+            try:
+                (_, _, first), (tail, _, rest) = launches
+                tpath = self.compile(n, k, tail.config, tail.kernel)[0]
+                t1 = perf_model.simulate(path, first, simulator=self.sim)
+                t2 = perf_model.simulate(tpath, rest, simulator=self.sim)
+                total = t1["time_us"] + t2["time_us"]
+                out["row_split"] = {
+                    "first_rows": first, "tail_kernel": tail.kernel,
+                    "first_us": t1["time_us"], "tail_us": t2["time_us"],
+                    "time_us": total,
+                    "tflops": 2.0 * m * n * k / (total * 1e-6) / 1e12}
+            except Exception as e:
+                out["prediction_error"] = "row split: %s: %s" % (
+                    type(e).__name__, e)
         return out
 
     # -- ineligible cases --------------------------------------------------------

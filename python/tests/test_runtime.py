@@ -110,6 +110,58 @@ def test_gemm_on_facade_matches_reference(ctx):
     assert y[300, 300] == 0xFFFF  # workgroup not executed: untouched
 
 
+def test_row_split_plans(ctx):
+    """index_query's entry splits rows when its last round would be short:
+    256x256 tiles, 16 columns, 256 CUs, so 4096 rows a round; M = 9199
+    leaves 1007 rows after two rounds (its rule takes tails up to 1007),
+    M = 10732 leaves 2540 (too long), M = 16384 fills four rounds."""
+    lay = _w_layout(4096, 1280)
+    plan, first, tail = mxgemm.row_split(9199, 4096, 1280, ctx=ctx,
+                                         w_layout=lay)
+    assert plan.eligible and plan.entry == "index_query"
+    assert first == 8192 and plan.grid[0] == 8192 // 256 * 16
+    assert tail.eligible and tail.entry == "index_query_m257_1024"
+    assert tail.m_range[0] <= 9199 - 8192 <= tail.m_range[1]
+    assert "row split: rows 0..8191 by 'index_query'" in plan.message
+    assert mxgemm.plan(9199, 4096, 1280, ctx=ctx, w_layout=lay).grid == \
+        plan.grid
+    for m in (10732, 16384):
+        plan, first, tail = mxgemm.row_split(m, 4096, 1280, ctx=ctx,
+                                             w_layout=lay)
+        assert plan.eligible and first == 0 and tail is None
+        assert plan.grid[0] == -(-m // 256) * 16
+
+
+def test_gemm_row_split_on_facade_is_bit_exact(ctx):
+    """Both launches of a row split run (workgroups 0 and 511 of each grid)
+    and match the reference of their kernel bit for bit; the rest of Y is
+    untouched."""
+    m, n, k = 9199, 4096, 1280
+    lay = _w_layout(n, k)
+    x, xs = mxgemm.random_mx(1, m, k)
+    w, ws = mxgemm.random_mx(2, n, k, granularity="block32x32")
+    plan, first, tail = mxgemm.row_split(m, n, k, ctx=ctx, w_layout=lay)
+    assert first == 8192
+    ids = [0, 511]
+    y = mxgemm.gemm(x, xs, w, ws, ctx=ctx, workgroups=ids, w_layout=lay)
+    written = np.zeros((m, n), bool)
+    for p, row0, rows in ((plan, 0, first), (tail, first, m - first)):
+        regions = []
+        for g in ids:
+            r, c = mxgemm.workgroup_tile(p, g)
+            regions.append((r, min(r + p.program_tile_m, rows), c,
+                            min(c + p.tile_n, n)))
+            written[row0 + r:row0 + regions[-1][1], c:regions[-1][3]] = True
+        ops = mxgemm.GemmOperands(x[row0:row0 + rows], xs[row0:row0 + rows],
+                                  w, ws)
+        res = mxgemm.check_gemm(ops, y[row0:row0 + rows], p.k_step,
+                                regions=regions)
+        assert res["mismatches"] == 0 and res["stray"] == 0
+        assert res["compared"] == sum((r1 - r0) * (c1 - c0)
+                                      for r0, r1, c0, c1 in regions)
+    assert np.all(y[~written] == 0xFFFF)
+
+
 def test_generic_kernel_serves_off_table_shape(ctx):
     """A key without a tuned kernel runs on a generic kernel (N and K at
     run time), on by default; set_generic(False) makes it NOT_ELIGIBLE.

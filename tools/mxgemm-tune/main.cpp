@@ -18,6 +18,7 @@
 #include "mxgemm/Contract/TuningDatabase.h"
 #include "mxgemm/Support/Options.h"
 #include "mxgemm/Support/Tool.h"
+#include "mxgemm/Tuner/RowSplit.h"
 #include "mxgemm/Tuner/Tuner.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -143,6 +144,9 @@ int main(int argc, char **argv) {
           {"--only-buckets", "LO,LO",
            "with --buckets: tune only the buckets starting at these M (the "
            "others keep their entries)"},
+          {"--no-row-split", nullptr,
+           "with --buckets: keep every entry's row split as it is instead "
+           "of choosing them by simulation after the search"},
           {"--full-up-to", "M",
            "ranges judged above M are decided by screening, without full "
            "simulations"},
@@ -478,11 +482,22 @@ int main(int argc, char **argv) {
     reports.push_back(std::move(*r));
     reportNames.push_back(j.options.name);
   }
+  uint64_t rowSplitSimulations = 0;
   if (buckets) {
     // A bucket whose search failed keeps its previous entry (if any).
     for (contract::TuningEntry &e : kept)
       if (!e.name.empty())
         result.entries.push_back(std::move(e));
+    // Row splits are chosen with the final entries: a split's tail runs on
+    // the bucket entry of its rows. A split must be predicted 3% faster:
+    // the sum of two simulations leaves out the gap between the launches
+    // (an assumption, docs/Tuning.md "Row splits").
+    if (!tool.has("--no-row-split")) {
+      outs() << "== row splits\n";
+      rowSplitSimulations =
+          tuneRowSplits(result, target::kGFX950, /*minGain=*/0.03, executable,
+                        unsigned(jobs), workDir, outs());
+    }
   }
   if (ownWorkDir)
     sys::fs::remove_directories(workDir);
@@ -539,6 +554,9 @@ int main(int argc, char **argv) {
   outs() << formatv("{0} candidates screened, {1} full simulations, {2:F0} s "
                     "({3:F1} min) with {4} jobs\n",
                     totalScreened, totalFull, seconds, seconds / 60, jobs);
+  if (rowSplitSimulations)
+    outs() << rowSplitSimulations
+           << " more full simulations chose the row splits\n";
   if (result.entries.empty()) {
     errs() << "mxgemm-tune: error: nothing to write\n";
     return ExitFailure;

@@ -35,18 +35,36 @@ TEST(RuntimeFacade, PlansForEveryFamily) {
       mxgemm_problem p;
       mxgemm_problem_init(&p, m, info.n, info.k);
       p.w_layout = info.w_layout;
-      mxgemm_plan plan;
-      ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_OK)
+      mxgemm_plan plan, tail;
+      int64_t firstRows = -1;
+      ASSERT_EQ(mxgemm_query_row_split(c.ctx, &p, &plan, &firstRows, &tail),
+                MXGEMM_STATUS_OK)
           << info.entry << " M=" << m << ": " << plan.message;
       EXPECT_EQ(plan.reason, MXGEMM_REASON_NONE);
       EXPECT_STREQ(plan.entry, info.entry);
       EXPECT_STREQ(plan.kernel, info.kernel);
-      // docs/Design.md section 4: 1-D grid of ceil(M / program tile) x N tiles.
+      // docs/Design.md section 4: 1-D grid of ceil(M / program tile) x N
+      // tiles, over the first launch's rows when the entry splits rows
+      // (then the tail's plan covers the rest with its own tiles).
+      const int64_t rows = firstRows ? firstRows : m;
       EXPECT_EQ(plan.block_y, 1u);
       EXPECT_EQ(plan.block_x % 64, 0u);
       EXPECT_EQ(plan.grid_x,
-                uint32_t((m + plan.program_tile_m - 1) / plan.program_tile_m *
-                         (info.n / plan.tile_n)));
+                uint32_t((rows + plan.program_tile_m - 1) /
+                         plan.program_tile_m * (info.n / plan.tile_n)));
+      if (firstRows) {
+        EXPECT_GT(firstRows, 0);
+        EXPECT_LT(firstRows, m);
+        EXPECT_EQ(firstRows % plan.program_tile_m, 0);
+        EXPECT_EQ(tail.status, MXGEMM_STATUS_OK);
+        EXPECT_LE(tail.m_min, m - firstRows);
+        EXPECT_GE(tail.m_max, m - firstRows);
+        EXPECT_EQ(uint64_t(tail.grid_x),
+                  uint64_t((m - firstRows + tail.program_tile_m - 1) /
+                           tail.program_tile_m * tail.num_tiles_n));
+      } else {
+        EXPECT_EQ(tail.kind, MXGEMM_PLAN_KIND_NONE);
+      }
       EXPECT_EQ(plan.num_tiles_n, uint32_t(info.n / plan.tile_n));
       EXPECT_EQ(plan.k_step,
                 std::strstr(info.config, "m16n16k128") ? 128u : 64u);
@@ -221,15 +239,16 @@ TEST(RuntimeFacade, GenericKernelTakesViewsOfXAndY) {
 TEST(RuntimeFacade, GemmMatchesReferenceOnSampledWorkgroups) {
   REQUIRE_FACADE();
   Context c;
-  // index_query (N = 4096, K = 1280) at the smallest tuned M: its 256x256
-  // ping-pong kernel reads W row-major; 33 x 16 workgroups. The first, an
-  // interior one and the last (a 1-row edge tile).
-  Problem prob(8193, 4096, 1280, 7);
+  // index_query (N = 4096, K = 1280): its 256x256 ping-pong kernel reads W
+  // row-major; M = 10241 leaves a tail of 2049 rows after two rounds, longer
+  // than its row split takes, so one launch of 41 x 16 workgroups. The
+  // first, an interior one and the last (a 1-row edge tile).
+  Problem prob(10241, 4096, 1280, 7);
   mxgemm_plan plan;
   ASSERT_EQ(mxgemm_query(c.ctx, &prob.p, &plan), MXGEMM_STATUS_OK)
       << plan.message;
   ASSERT_EQ(plan.w_layout, MXGEMM_WEIGHTS_ROW_MAJOR);
-  ASSERT_EQ(plan.grid_x, 33u * 16u);
+  ASSERT_EQ(plan.grid_x, 41u * 16u);
   runAndCheck(c.ctx, prob, {0, 33, plan.grid_x - 1});
 }
 

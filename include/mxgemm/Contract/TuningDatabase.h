@@ -38,6 +38,23 @@ struct TuningPrediction {
   std::string sampling = "all-xcds";
 };
 
+/// A row split (docs/Runtime.md, "Row split"): a call whose last round of
+/// workgroups would be short runs in two launches. The entry's kernel takes
+/// rows [0, M1), where M1 is the largest row count below M whose grid is
+/// r rounds of `workgroupsPerRound` workgroups, rounded down to whole tile
+/// rows (M1 = floor(r * workgroupsPerRound / numTilesN) * programTileM);
+/// the key's entry for M - M1 takes the other rows. Only when
+/// 0 < M - M1 <= maxTailRows: mxgemm-tune sets it to the longest tail its
+/// simulations found faster split, so longer tails stay one launch.
+struct RowSplit {
+  int64_t workgroupsPerRound = 0; // CUs x workgroups per CU
+  int64_t maxTailRows = 0;
+
+  /// M1 for a call of `m` rows, or 0 when the call stays one launch.
+  /// Exact in int64 for every M, tile and column count the contract admits.
+  int64_t firstRows(int64_t m, int64_t programTileM, int64_t numTilesN) const;
+};
+
 /// One entry: a key, an M range and the config that serves it.
 struct TuningEntry {
   std::string name;    // [a-z][a-z0-9_]{0,47}, unique
@@ -49,6 +66,8 @@ struct TuningEntry {
   KernelConfig config;
   /// Optional `predicted` figures, in the order of the file.
   std::vector<TuningPrediction> predictions;
+  /// Optional `row_split`; absent (workgroupsPerRound = 0): one launch.
+  RowSplit rowSplit;
 
   /// Symbol of the entry's kernel: "mxgemm_" + name.
   std::string kernelName() const { return "mxgemm_" + name; }

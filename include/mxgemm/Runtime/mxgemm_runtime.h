@@ -256,6 +256,19 @@ MXGEMM_API mxgemm_status mxgemm_context_destroy(mxgemm_context *context);
 MXGEMM_API mxgemm_status mxgemm_query(mxgemm_context *context,
                                       const mxgemm_problem *problem,
                                       mxgemm_plan *plan);
+/* Row split (docs/Runtime.md, "Row split"): for some M a tuned entry runs
+   the call as two launches in stream order, so that no round of workgroups
+   is left mostly idle: its kernel on rows [0, *first_rows), then the key's
+   entry for the other rows on X, its scales and Y offset by *first_rows
+   rows. mxgemm_query's plan is `plan` here (the first launch; its message
+   names both). Returns plan->status. With one launch *first_rows is 0 and
+   `tail` has kind NONE and the message "one launch"; with two, `tail` is
+   the second launch's plan, its rows counted from *first_rows. */
+MXGEMM_API mxgemm_status mxgemm_query_row_split(mxgemm_context *context,
+                                                const mxgemm_problem *problem,
+                                                mxgemm_plan *plan,
+                                                int64_t *first_rows,
+                                                mxgemm_plan *tail);
 /* Launches the tuned kernel on `stream` (a hipStream_t; NULL = default
    stream). Asynchronous. NOT_ELIGIBLE: nothing was launched, run your own
    path. `plan` may be NULL (the reason is then in mxgemm_last_error).

@@ -8,7 +8,9 @@
 // last and random workgroups (MXGEMM_EMU_WORKGROUPS on the emulator's
 // facade), and Y checked bit for bit against the CPU reference by
 // numerics::checkGemmOutput on the sampled tiles, with nothing written
-// outside them. The emulator's counterpart is Emulator/GemmRun.h.
+// outside them. A row split's two launches are sampled and checked each
+// against its own kernel's reference. The emulator's counterpart is
+// Emulator/GemmRun.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +56,14 @@ struct RunResult {
   mxgemm_plan plan{};
   /// The descriptor (JSON) of the kernel that ran.
   std::string descriptor;
+  /// A row split (mxgemm_query_row_split): rows from `firstRows` on ran as
+  /// a second launch planned by `tailPlan`, whose descriptor is
+  /// `tailDescriptor`; 0 for one launch.
+  int64_t firstRows = 0;
+  mxgemm_plan tailPlan{};
+  std::string tailDescriptor;
+  /// The tiles of the second launch that were checked.
+  std::vector<uint32_t> tailWorkgroups;
   /// Bytes of W packed into MFMA panels (0 if W was passed row-major).
   size_t packedBytes = 0;
   std::vector<uint32_t> workgroups;
