@@ -593,10 +593,9 @@ mxgemm_status mxgemm_query_row_split(mxgemm_context *context,
   return guarded([&] {
     Decision d;
     mxgemm_status s = decideIntoPlan(
-        *plan, [&](Decision &out, mxgemm_reason &reason, MessageBuilder &msg) {
-          mxgemm_status st = decide(*ctx, problem, nullptr, out, reason, msg);
-          d = out;
-          return st;
+        *plan, d,
+        [&](Decision &out, mxgemm_reason &reason, MessageBuilder &msg) {
+          return decide(*ctx, problem, nullptr, out, reason, msg);
         });
     if (s == MXGEMM_STATUS_OK && d.firstRows) {
       *first_rows = d.firstRows;

@@ -26,6 +26,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mxgemm::runtime {
@@ -337,10 +338,10 @@ mxgemm_tensors tensorsFromRow(const mxgemm_tensors &t, const mxgemm_problem &p,
 void fillPlan(mxgemm_plan *plan, mxgemm_status status, mxgemm_reason reason,
               const KernelLaunch &d);
 /// The body of every query: `decide(d, reason, msg)` picks the kernel into
-/// `plan` (outcome and message); a failure's message becomes the last error.
+/// `d` and `plan` (outcome and message); a failure's message becomes the
+/// last error.
 template <typename Decide>
-mxgemm_status decideIntoPlan(mxgemm_plan &plan, Decide &&decide) {
-  Decision d;
+mxgemm_status decideIntoPlan(mxgemm_plan &plan, Decision &d, Decide &&decide) {
   mxgemm_reason reason;
   MessageBuilder msg(plan.message, sizeof(plan.message));
   mxgemm_status s = decide(d, reason, msg);
@@ -348,6 +349,12 @@ mxgemm_status decideIntoPlan(mxgemm_plan &plan, Decide &&decide) {
   if (s != MXGEMM_STATUS_OK)
     setLastError(plan.message);
   return s;
+}
+/// The same, for a caller that does not need the decision afterwards.
+template <typename Decide>
+mxgemm_status decideIntoPlan(mxgemm_plan &plan, Decide &&decide) {
+  Decision d;
+  return decideIntoPlan(plan, d, std::forward<Decide>(decide));
 }
 
 /// The body of every deciding-and-launching entry point: `decide(d, reason,

@@ -386,22 +386,20 @@ std::string runtime::describeRun(const RunResult &r,
                   (long long)m.row, (long long)m.col, m.got, m.expected);
     os << line;
   }
+  // "k_step S[, G K segments]" of a launch.
+  auto steps = [](const mxgemm_plan &pl) {
+    return "k_step " + std::to_string(pl.k_step) +
+           (pl.grid_y > 1 ? ", " + std::to_string(pl.grid_y) + " K segments"
+                          : std::string());
+  };
   os << "verify: " << r.workgroups.size();
   if (r.firstRows)
     os << " + " << r.tailWorkgroups.size();
   os << " workgroups, " << r.check.compared << " elements, "
-     << r.check.mismatches
-     << " mismatches (bit-exact vs the CPU reference, k_step " << plan.k_step
-     << (plan.grid_y > 1 ? ", " + std::to_string(plan.grid_y) + " K segments"
-                         : std::string())
-     << (r.firstRows ? "; tail k_step " + std::to_string(r.tailPlan.k_step) +
-                           (r.tailPlan.grid_y > 1
-                                ? ", " + std::to_string(r.tailPlan.grid_y) +
-                                      " K segments"
-                                : std::string())
-                     : std::string())
-     << "), " << r.check.stray << " stray: " << (r.verified() ? "OK" : "FAIL")
-     << "\n";
+     << r.check.mismatches << " mismatches (bit-exact vs the CPU reference, "
+     << steps(plan)
+     << (r.firstRows ? "; tail " + steps(r.tailPlan) : std::string()) << "), "
+     << r.check.stray << " stray: " << (r.verified() ? "OK" : "FAIL") << "\n";
   return os.str();
 }
 

@@ -76,12 +76,10 @@ public:
         loop ? loop.getStaticTripCount() : std::nullopt;
     const bool pinForGuards = accDef && (!loop || (trips && trips->isOne()));
     std::vector<Value> pinned; // the quads pinned in the current block
-    auto pinQuads = [&] {
-      pinned.clear();
-      if (!pinForGuards)
-        return;
+    // Emits a guarded path, its quads pinned at its start when needed.
+    auto guardedPath = [&](auto emit) {
       auto f32Quad = VectorType::get({4}, b.getF32Type());
-      for (int64_t i = 0; i < blocksM; ++i)
+      for (int64_t i = 0; pinForGuards && i < blocksM; ++i)
         for (int64_t j = 0; j < blocksN; ++j)
           for (int64_t u = 0; u < accPer / 4; ++u)
             pinned.push_back(LLVM::InlineAsmOp::create(
@@ -93,6 +91,8 @@ public:
                                  /*asm_dialect=*/nullptr,
                                  /*operand_attrs=*/nullptr)
                                  .getResult(0));
+      emit();
+      pinned.clear();
     };
     // The four outputs of block (i, j) and quad u, in the output type.
     auto quad = [&](int64_t i, int64_t j, int64_t u) -> Value {
@@ -248,17 +248,14 @@ public:
                                             colEnd, nIndex());
       auto splitN = scf::IfOp::create(b, loc, insideN, /*withElse=*/true);
       b.setInsertionPointToStart(splitN.elseBlock());
-      pinQuads();
-      emitMasked();
-      pinned.clear();
+      guardedPath(emitMasked);
       b.setInsertionPointToStart(splitN.thenBlock());
     }
     auto split = scf::IfOp::create(b, loc, whole, /*withElse=*/true);
     b.setInsertionPointToStart(split.thenBlock());
     emitStores(/*guarded=*/false);
     b.setInsertionPointToStart(split.elseBlock());
-    pinQuads();
-    emitStores(/*guarded=*/true);
+    guardedPath([&] { emitStores(/*guarded=*/true); });
     rewriter.eraseOp(op);
     count(&MXGemmToAMDGPUCounts::stores, stores);
     return success();
