@@ -196,16 +196,6 @@ ErrorMessage contract::verifyConfig(const KernelConfig &c,
   if (c.kSplits < 1 || c.kSplits > kMaxKSplits)
     return Message() << "k_splits must be in 1.." << kMaxKSplits << ", got "
                      << c.kSplits;
-  // A segment only moves the K origin of the operand loads; W read straight
-  // from MFMA panels (packed_registers) takes it like row-major W.
-  if (c.splitsK() &&
-      (c.stageX != Staging::Direct ||
-       (c.stageW != Staging::Direct && c.stageW != Staging::PackedRegisters)))
-    return Message() << "k_splits = " << c.kSplits
-                     << " needs stage_x = direct and stage_w = direct or "
-                        "packed_registers (split-K kernels are for small M, "
-                        "where W is streamed once and LDS staging buys no "
-                        "reuse)";
   if (c.persistent < 0 || c.persistent > kMaxPersistent)
     return Message() << "persistent must be in 0.." << kMaxPersistent
                      << " (workgroups per CU), got " << c.persistent;

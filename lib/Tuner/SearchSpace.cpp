@@ -15,9 +15,9 @@ std::vector<SpaceAxis> tuner::defaultSearchSpace() {
   // for every case-table shape (tiles of 512 overflow the accumulators) or
   // are not implemented (stage_x = packed_registers). Tiles of 16 and 32
   // rows or columns and K tiles of 384 and 512 serve small M (decode);
-  // k_splits needs direct loads of X (W direct or from MFMA panels) and K
-  // divisible by k_splits x tile_k, which the verifier and the problem
-  // rules check.
+  // k_splits needs direct loads of X (W direct or from MFMA panels; a rule
+  // of the search, prune(), whose staged splits tune() tries after it) and
+  // K divisible by k_splits x tile_k (the problem rules).
   return {
       {"tile_m", {"16", "32", "64", "128", "256"}},
       {"tile_n", {"16", "32", "64", "128", "256"}},
@@ -126,11 +126,25 @@ Point SearchSpace::pointOf(const KernelConfig &config) {
   return p;
 }
 
+bool tuner::stagedThroughLds(const contract::KernelConfig &config) {
+  auto staged = [](contract::Staging s) {
+    return s == contract::Staging::LdsAsync || s == contract::Staging::LdsSync;
+  };
+  return staged(config.stageX) || staged(config.stageW);
+}
+
 std::optional<PruneReason>
 SearchSpace::prune(const contract::GemmProblem &problem,
                    const KernelConfig &config,
                    const target::TargetModel &target) const {
   if (contract::verifyConfig(config, target))
+    return PruneReason::Config;
+  // A rule of the search, not of the compiler: split-K only with direct
+  // loads (X direct, W direct or from panels). The compiler splits LDS-staged
+  // kernels too, but as seeds they moved the budget-16 search off two better
+  // entries; tune() tries them after the search instead, as variants of the
+  // best (docs/Tuning.md, "Split-K variants of LDS-staged kernels").
+  if (config.splitsK() && stagedThroughLds(config))
     return PruneReason::Config;
   if (contract::verifyProblemConfig(problem, config))
     return PruneReason::Problem;

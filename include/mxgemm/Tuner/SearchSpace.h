@@ -60,6 +60,10 @@ enum class PruneReason : uint8_t {
 };
 const char *pruneReasonName(PruneReason reason);
 
+/// X or W staged through LDS (lds_async, lds_sync): the structures the
+/// search never splits along K (SearchSpace::prune).
+bool stagedThroughLds(const contract::KernelConfig &config);
+
 /// A point of the space: one value index per axis.
 using Point = std::vector<uint8_t>;
 

@@ -125,16 +125,6 @@
 
 // -----
 
-// expected-error @+1 {{k_splits = 2 needs stage_x = direct and stage_w = direct or packed_registers}}
-#c = #mxgemm.config<stage_x = lds_async, stages = 2, k_splits = 2>
-
-// -----
-
-// expected-error @+1 {{k_splits = 4 needs stage_x = direct and stage_w = direct or packed_registers}}
-#c = #mxgemm.config<stage_w = lds_async, stages = 2, k_splits = 4>
-
-// -----
-
 // expected-error @+1 {{persistent must be in 0..8 (workgroups per CU), got 9}}
 #c = #mxgemm.config<persistent = 9>
 

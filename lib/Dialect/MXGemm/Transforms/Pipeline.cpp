@@ -133,10 +133,28 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
     return loop.emitOpError("pipelining needs a K loop from 0 with constant "
                             "bounds");
   Value stage = copies.front().getStage();
-  for (CopyToLdsOp c : copies)
-    if (c.getStage() != stage || c.getK0() != loop.getInductionVar())
+  // A split-K segment starts its copies at a loop-invariant K origin:
+  // K0 = origin + iv.
+  Value kOrigin;
+  auto originOf = [&](Value k0) -> FailureOr<Value> {
+    if (k0 == loop.getInductionVar())
+      return Value();
+    auto add = k0.getDefiningOp<arith::AddIOp>();
+    if (!add || add->getBlock() != loop.getBody() ||
+        add.getRhs() != loop.getInductionVar() ||
+        !loop.isDefinedOutsideOfLoop(add.getLhs()))
+      return failure();
+    return add.getLhs();
+  };
+  for (CopyToLdsOp c : copies) {
+    FailureOr<Value> origin = originOf(c.getK0());
+    if (c.getStage() != stage || failed(origin) ||
+        (c != copies.front() && *origin != kOrigin))
       return c.emitOpError("copies of one K tile must share the slot and "
-                           "start at the loop's K offset");
+                           "start at the loop's K offset (plus one "
+                           "loop-invariant origin)");
+    kOrigin = *origin;
+  }
   for (CopyToLdsOp c : copies)
     if (c.getDst().getType().getDimSize(0) < stages)
       return c.emitOpError("LDS ring has ")
@@ -180,10 +198,15 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   }
   // Prologue: tiles 0 .. stages-2 into slots 0 .. stages-2 (clamped to the
   // last tile, so that the steady state's wait count always holds).
+  auto withOrigin = [&](Value k) -> Value {
+    return kOrigin ? arith::AddIOp::create(b, loc, kOrigin, k) : k;
+  };
   for (int64_t t = 0; t < stages - 1; ++t) {
     IRMapping map;
     map.map(stage, idx(t));
-    map.map(loop.getInductionVar(), idx(std::min(t, numTiles - 1) * *step));
+    Value k = idx(std::min(t, numTiles - 1) * *step);
+    map.map(loop.getInductionVar(), k);
+    map.map(copies.front().getK0(), withOrigin(k));
     for (Value v : tileValues)
       map.map(v, firstTile.lookup(v));
     for (CopyToLdsOp c : copies)
@@ -281,6 +304,7 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   } else {
     aheadK = arith::MinUIOp::create(b, loc, ahead, idx(*ub - *step));
   }
+  aheadK = withOrigin(aheadK);
   Value aheadTile = arith::AddIOp::create(b, loc, tile, idx(stages - 1));
   Value aheadSlot = arith::RemUIOp::create(b, loc, aheadTile, idx(stages));
   DenseMap<Value, Value> aheadValues;

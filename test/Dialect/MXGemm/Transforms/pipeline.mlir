@@ -45,3 +45,38 @@ func.func @three_stages(%x: memref<?x512xf8E4M3FN>, %xs: memref<?x16xf8E8M0FNU>,
         memref<4x16xf8E8M0FNU> into memref<?x128xbf16>
   return
 }
+
+// -----
+
+// Split K (k_splits = 2, K = 1024): each workgroup's K loop runs over its
+// segment's 512 columns from the origin block_id.y * 512. The prologue copies
+// and every refill add that origin to the loop's K offset; the clamp stays
+// inside the segment (its last K tile, 384).
+// CHECK-LABEL: gpu.func @split_segments
+// CHECK: %[[SEG:.+]] = gpu.block_id  y
+// CHECK: scf.if
+// CHECK: %[[ORIGIN:.+]] = arith.muli %[[SEG]], %c512
+// CHECK: mxgemm.copy_to_lds %{{.+}}, %[[XR:[a-z0-9]+]][%c0, %{{.+}}, %[[ORIGIN]], %{{.+}}]
+// CHECK: mxgemm.copy_to_lds
+// CHECK: %[[SECOND:.+]] = arith.addi %[[ORIGIN]], %c128
+// CHECK: mxgemm.copy_to_lds %{{.+}}, %[[XR]][%c1, %{{.+}}, %[[SECOND]], %{{.+}}]
+// CHECK: mxgemm.copy_to_lds
+// CHECK: scf.for %[[K0:.+]] = %c0 to %c512 step %c128
+// CHECK: %[[MMA_K:.+]] = arith.addi %[[ORIGIN]], %[[K0]]
+// CHECK: mxgemm.wait_copies {pending = 8 : i64}
+// CHECK: %[[AHEAD:.+]] = arith.addi %[[K0]], %c256
+// CHECK-NEXT: %[[CLAMPED:.+]] = arith.minui %[[AHEAD]], %c384
+// CHECK-NEXT: %[[AHEAD_K:.+]] = arith.addi %[[ORIGIN]], %[[CLAMPED]]
+// CHECK: mxgemm.copy_to_lds %{{.+}}, %[[XR]][%{{.+}}, %{{.+}}, %[[AHEAD_K]], %{{.+}}]
+// CHECK: mxgemm.wave_mma %{{.+}}[%{{.+}}, %{{.+}}, %[[MMA_K]], %{{.+}}]
+func.func @split_segments(%x: memref<?x1024xf8E4M3FN>, %xs: memref<?x32xf8E8M0FNU>,
+                          %w: memref<128x1024xf8E4M3FN>, %ws: memref<4x32xf8E8M0FNU>,
+                          %y: memref<?x128xf32>) {
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<stage_x = lds_async, stage_w = lds_async,
+                               stages = 3, k_splits = 2>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x1024xf8E4M3FN>, memref<?x32xf8E8M0FNU>, memref<128x1024xf8E4M3FN>,
+        memref<4x32xf8E8M0FNU> into memref<?x128xf32>
+  return
+}

@@ -113,7 +113,7 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     | `split` | independent programs per logical tile along M [1] |
     | `waves_per_eu` | occupancy hint, 0 = none [0] |
     | `schedule` | `default`, `interleave`, `pingpong` (8 waves, two per SIMD, taking turns between LDS reads and MFMAs) or `loads_first` (every global load of a K tile before its MFMAs: small M) [default] |
-    | `k_splits` | split-K: K segments accumulated by separate workgroups into an FP32 workspace and added in ascending order by a second launch; X loaded directly, W directly or from MFMA panels [1] |
+    | `k_splits` | split-K: K segments accumulated by separate workgroups into an FP32 workspace and added in ascending order by a second launch; any staging (an LDS ring runs over the segment's K tiles) [1] |
     | `persistent` | persistent grid: at most `persistent` workgroups per CU, each walking tiles `id, id + grid, ...`; with an LDS ring the next tile's first K tiles are copied during this tile's last iterations; not with `k_splits` [0 = a workgroup per tile] |
 
     Example (the `wq_b` plan of the case table):

@@ -45,9 +45,9 @@ def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
     run-time row length (`store_tile`'s `n` operand). Every static kernel
     is built exactly as before.
 
-    Split-K (`k_splits = S > 1`, X loaded directly, W directly or from
-    MFMA panels): two more arguments, `Work` (an FP32 workspace of
-    S x M x N) and `Phase : i32`, and a 2-D grid (y = S segments). Phase 0: workgroup (t, s) runs the K loop
+    Split-K (`k_splits = S > 1`, any staging of X and W): two more
+    arguments, `Work` (an FP32 workspace of S x M x N) and `Phase : i32`,
+    and a 2-D grid (y = S segments). Phase 0: workgroup (t, s) runs the K loop
     over segment `[s K / S, (s + 1) K / S)` of tile t from zero and stores
     its FP32 partial into plane s of `Work`. Phase 1 (a second launch on
     the same grid): the S workgroups of a tile share its outputs (S equal
@@ -189,7 +189,10 @@ def MXGemmPipeline : Pass<"mxgemm-pipeline"> {
     every iteration: `s_waitcnt vmcnt((N-2) * copies per tile)`, counted
     with the fewest copies any wave issues. A static count also lets LLVM's
     waitcnt insertion keep the copies in flight past the MMA's own loads.
-    N = 1 leaves the loop alone.
+    N = 1 leaves the loop alone. In a split-K kernel the copies start at
+    the segment's K origin plus the loop's K offset (`K0 = origin + k`,
+    origin loop-invariant): the prologue and every refill add the origin,
+    and the clamp stays at the segment's last K tile.
 
     With `schedule = pingpong` (8 waves, two per SIMD, both operands in LDS,
     N >= 3) the two groups of four waves (one wave of each per SIMD) run
