@@ -89,25 +89,6 @@ int64_t firstDivisor(int64_t k, std::initializer_list<int64_t> sizes) {
   return 0;
 }
 
-/// Split-K counts for a grid of `tiles` workgroups that leaves some of the
-/// `cus` CUs idle: the fewest segments (whole K tiles each) that give at least
-/// one workgroup per CU, and the fewest that give two. Medium M (65..1024)
-/// with long K has too few output tiles to stream W from every CU.
-std::vector<int64_t> fillingSplits(int64_t k, int64_t tileK, int64_t tiles,
-                                   int64_t cus) {
-  std::vector<int64_t> out;
-  if (tiles >= cus)
-    return out;
-  for (int64_t target : {cus, 2 * cus})
-    for (int64_t splits = 2; splits <= 16; ++splits)
-      if (k % (splits * tileK) == 0 && tiles * splits >= target) {
-        if (std::find(out.begin(), out.end(), splits) == out.end())
-          out.push_back(splits);
-        break;
-      }
-  return out;
-}
-
 void rowMajor(const contract::GemmProblem &p, int64_t m, int64_t cus,
               std::vector<SeedStructure> &out) {
   const int64_t n = p.n, k = p.k;
@@ -254,6 +235,21 @@ void panels(const contract::GemmProblem &p, int64_t m, int64_t cus,
 }
 
 } // namespace
+
+std::vector<int64_t> tuner::fillingSplits(int64_t k, int64_t tileK,
+                                          int64_t tiles, int64_t slots) {
+  std::vector<int64_t> out;
+  if (tiles >= slots)
+    return out;
+  for (int64_t target : {slots, 2 * slots})
+    for (int64_t splits = 2; splits <= 16; ++splits)
+      if (k % (splits * tileK) == 0 && tiles * splits >= target) {
+        if (std::find(out.begin(), out.end(), splits) == out.end())
+          out.push_back(splits);
+        break;
+      }
+  return out;
+}
 
 std::vector<SeedStructure>
 tuner::seedStructures(const contract::GemmProblem &problem, int64_t m,

@@ -3,6 +3,7 @@
 #include "mxgemm/Tuner/Tuner.h"
 #include "mxgemm/Tuner/Seeds.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -317,6 +318,73 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
                                  " tried; see the log for their errors)");
   report.weightLayout = chosenClass;
 
+  // Split-K variants of the LDS-staged candidates, which the search never
+  // splits (SearchSpace::prune): for each one whose grid is one round that
+  // leaves workgroup slots idle at every sample of a fully simulated range,
+  // the fewest K segments that give one and two workgroups per CU and that
+  // fill the round and two rounds. Screened
+  // after the search, so they never change what it screens; the best of
+  // each range is confirmed and serves it only with a margin (below).
+  auto screenedOnly = [&](const MRange &r) {
+    return options.confirm == 0 ||
+           (options.fullUpTo > 0 &&
+            *std::max_element(r.samples.begin(), r.samples.end()) >
+                options.fullUpTo);
+  };
+  auto splitCounts = [&](const Candidate &parent, const MRange &r) {
+    std::optional<std::vector<int64_t>> common;
+    for (int64_t m : r.samples) {
+      auto p = std::find_if(parent.screen.predictions.begin(),
+                            parent.screen.predictions.end(),
+                            [&](const MPrediction &q) { return q.m == m; });
+      if (p == parent.screen.predictions.end() || p->rounds != 1)
+        return std::vector<int64_t>{};
+      // Segments for one and two workgroups per CU, and for one and two
+      // full rounds: fewer segments read fewer partials back.
+      std::vector<int64_t> splits = fillingSplits(
+          problem.k, parent.config.tileK, p->workgroups, target.numCus);
+      for (int64_t s :
+           fillingSplits(problem.k, parent.config.tileK, p->workgroups,
+                         target.numCus * p->workgroupsPerCu))
+        if (!llvm::is_contained(splits, s))
+          splits.push_back(s);
+      if (common)
+        llvm::erase_if(
+            splits, [&](int64_t s) { return !llvm::is_contained(*common, s); });
+      common = std::move(splits);
+    }
+    return common.value_or(std::vector<int64_t>{});
+  };
+  if (options.stagedSplitMinGain >= 0) {
+    const size_t parents = cands.size();
+    for (const MRange &r : options.ranges)
+      for (size_t i = 0; i < parents && !screenedOnly(r); ++i) {
+        const Candidate &parent = cands[i];
+        const KernelConfig &base = parent.config;
+        if (parent.screen.status != EvalStatus::Simulated ||
+            weightLayoutClass(base) != chosenClass || base.splitsK() ||
+            base.persistent || !stagedThroughLds(base))
+          continue;
+        for (int64_t s : splitCounts(parent, r)) {
+          KernelConfig c = base;
+          c.kSplits = s;
+          if (contract::verifyConfig(c, target) ||
+              contract::verifyProblemConfig(problem, c) ||
+              !seen.insert(contract::formatConfigBody(c)).second)
+            continue;
+          pending.push_back(
+              {c, formatv("k_splits {0} of #{1}", s, i).str(), {}, {}});
+          pending.back().isVariant = true;
+        }
+      }
+    if (!pending.empty()) {
+      log << formatv("screening {0} split-K variants of LDS-staged "
+                     "candidates\n",
+                     pending.size());
+      runScreen();
+    }
+  }
+
   // Confirm the best per range with full simulations (and the baseline, for
   // the comparison).
   std::vector<std::pair<size_t, int64_t>> fullRuns; // (candidate, M)
@@ -326,16 +394,10 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
       fullRuns.push_back(key);
   };
   std::vector<std::vector<size_t>> confirmed(options.ranges.size());
-  auto screenedOnly = [&](const MRange &r) {
-    return options.confirm == 0 ||
-           (options.fullUpTo > 0 &&
-            *std::max_element(r.samples.begin(), r.samples.end()) >
-                options.fullUpTo);
-  };
   for (size_t ri = 0; ri < options.ranges.size(); ++ri) {
     const MRange &r = options.ranges[ri];
     std::vector<size_t> order = ranked(cands, [&](const Candidate &c) {
-      return weightLayoutClass(c.config) == chosenClass
+      return weightLayoutClass(c.config) == chosenClass && !c.isVariant
                  ? screenedTime(c, r.samples)
                  : infinity();
     });
@@ -348,6 +410,12 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
         std::find(confirmed[ri].begin(), confirmed[ri].end(), 0) ==
             confirmed[ri].end())
       confirmed[ri].push_back(0);
+    // The best screened split-K variant, confirmed beside them.
+    std::vector<size_t> variants = ranked(cands, [&](const Candidate &c) {
+      return c.isVariant ? screenedTime(c, r.samples) : infinity();
+    });
+    if (!screenedOnly(r) && !variants.empty())
+      confirmed[ri].push_back(variants.front());
     for (size_t c : confirmed[ri])
       for (int64_t m : r.samples)
         wantFull(c, m);
@@ -404,12 +472,23 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
     const MRange &r = options.ranges[ri];
     std::optional<size_t> best;
     for (size_t c : confirmed[ri]) {
-      if (weightLayoutClass(cands[c].config) != chosenClass)
+      if (weightLayoutClass(cands[c].config) != chosenClass ||
+          cands[c].isVariant)
         continue;
       if (fullTime(c, r) < infinity() &&
           (!best || fullTime(c, r) < fullTime(*best, r)))
         best = c;
     }
+    // A split-K variant must beat the best by the margin: its second
+    // launch starts after a gap the simulation leaves out (an assumption,
+    // like the row splits').
+    const std::optional<size_t> unsplit = best;
+    for (size_t c : confirmed[ri])
+      if (cands[c].isVariant && unsplit &&
+          fullTime(c, r) <=
+              (1 - options.stagedSplitMinGain) * fullTime(*unsplit, r) &&
+          fullTime(c, r) < fullTime(*best, r))
+        best = c;
     if (!best)
       return createStringError(
           inconvertibleErrorCode(),

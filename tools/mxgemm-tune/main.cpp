@@ -147,6 +147,9 @@ int main(int argc, char **argv) {
           {"--no-row-split", nullptr,
            "with --buckets: keep every entry's row split as it is instead "
            "of choosing them by simulation after the search"},
+          {"--no-staged-splits", nullptr,
+           "do not confirm split-K variants of each range's best LDS-staged "
+           "candidate (docs/Tuning.md)"},
           {"--full-up-to", "M",
            "ranges judged above M are decided by screening, without full "
            "simulations"},
@@ -237,6 +240,8 @@ int main(int argc, char **argv) {
     o.jobs = unsigned(jobs);
     o.confirm = unsigned(confirm);
     o.fullUpTo = fullUpTo;
+    if (tool.has("--no-staged-splits"))
+      o.stagedSplitMinGain = -1;
   };
   // --buckets: the entries of the database in the order they are written
   // (each key's first entry, then its bucket entries); a job's result

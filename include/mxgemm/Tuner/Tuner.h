@@ -5,7 +5,9 @@
 // seed structures and random points of the space), then generations of
 // mutants of the best candidates at each sampled M, each screened by the
 // simulator (XCD 0 traced); the best few per range are confirmed with a
-// full simulation, and the best confirmed one serves the range. Every
+// full simulation (with the best split-K variant of the LDS-staged ones,
+// which the search never splits), and the best confirmed one serves the
+// range. Every
 // candidate of one key reads W in one layout (one packed tensor serves
 // every M of a key). The same options and seed give the same result:
 // nothing depends on which worker finishes first (docs/Tuning.md).
@@ -69,6 +71,12 @@ struct TuneOptions {
   /// More seed structures, screened after the baseline (e.g. the
   /// heuristic's pick and the key's large-M config).
   std::vector<std::pair<std::string, contract::KernelConfig>> extraSeeds;
+  /// Split-K variants of the LDS-staged candidates (screened after the
+  /// search; the best per fully simulated range confirmed) serve a range
+  /// only when this fraction faster than its best confirmed candidate
+  /// (negative: not tried). The default stands for the gap before the
+  /// second launch, which the simulation leaves out.
+  double stagedSplitMinGain = 0.03;
   /// Parents of each generation: the best `elite` at each sampled M.
   unsigned elite = 3;
   std::vector<SpaceAxis> space = defaultSearchSpace();
@@ -80,6 +88,9 @@ struct Candidate {
   EvalResult screen;
   /// Full simulations by M (confirmed candidates only).
   std::map<int64_t, MPrediction> full;
+  /// A split-K variant of an LDS-staged candidate, screened after the
+  /// search and chosen only with TuneOptions::stagedSplitMinGain.
+  bool isVariant = false;
 };
 
 struct RangeChoice {

@@ -13,6 +13,11 @@
       chosen config compiled by mxgemm-compile from the database
       (CHOSEN_SIM), and it is below mxgemm-sim's prediction for the
       baseline (BASELINE_SIM), which is not the config chosen.
+  check_tune.py staged-splits LOG DB M
+      Split-K variants of the LDS-staged baseline were screened at M, the
+      fastest screened one was fully simulated, and the entry took it only
+      if it was at least 3% faster than the baseline (the margin of
+      TuneOptions), else kept the baseline.
 """
 import json
 import re
@@ -101,11 +106,43 @@ def buckets(in_path, out_path, checks):
         fail("unexpected entries " + ", ".join(sorted(extra)))
 
 
+def staged_splits(log_path, db_path, m):
+    text = open(log_path).read()
+    variants = {}  # candidate -> (k_splits, screened us)
+    for i, splits, screened in re.findall(
+            r"^#(\d+) \[k_splits (\d+) of #\d+\][^\n]*\n\s+\d+ VGPRs: "
+            r"M=%d: ([\d.]+) us" % m, text, re.M):
+        variants[int(i)] = (int(splits), float(screened))
+    if not variants:
+        fail("no screened split-K variant in the log")
+    full = {int(i): float(t) for i, t in re.findall(
+        r"^#(\d+) full: M=%d: ([\d.]+) us" % m, text, re.M)}
+    confirmed = [v for v in variants if v in full]
+    fastest = min(variants, key=lambda v: (variants[v][1], v))
+    if 0 not in full or confirmed != [fastest]:
+        fail("expected the baseline and variant #%d (fastest screened) fully "
+             "simulated, got %s" % (fastest, sorted(full)))
+    entries = json.load(open(db_path))["entries"]
+    if len(entries) != 1:
+        fail("expected one entry, got %d" % len(entries))
+    chosen = entries[0]["config"].get("k_splits", 1)
+    splits, t = variants[fastest][0], full[fastest]
+    # The margin of TuneOptions::stagedSplitMinGain (the log rounds to 0.1).
+    passes = t <= 0.97 * full[0] + 0.05
+    if chosen != (splits if passes else 1):
+        fail("took k_splits %d; baseline %.1f us, k_splits %d %.1f us" %
+             (chosen, full[0], splits, t))
+    print("staged splits: baseline %.1f us, k_splits %d %.1f us, chosen "
+          "k_splits %d" % (full[0], splits, t, chosen))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "counts":
         counts(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == "ranking":
         ranking(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
+    elif sys.argv[1] == "staged-splits":
+        staged_splits(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif sys.argv[1] == "buckets":
         buckets(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
