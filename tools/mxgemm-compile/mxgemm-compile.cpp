@@ -4,7 +4,7 @@
 //   (--dynamic-n / --dynamic-k instead of --n / --k: a generic kernel)
 //                [--tuning-db DB] [--explain] -o kernel.hsaco
 // mxgemm-compile --tuning-db DB --entry NAME -o kernel.hsaco
-// mxgemm-compile --tuning-db DB --list
+// mxgemm-compile --tuning-db DB --list | --table
 // mxgemm-compile input.mlir -o kernel.hsaco [--emit=mlir|llvm|isa|hsaco]
 // Writes the code object and, for hsaco, its kernel descriptor beside it.
 // Exit status: 0 compiled, 1 rejected by a diagnostic, 2 usage, 3 I/O.
@@ -25,6 +25,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -91,6 +92,12 @@ static cl::opt<bool>
     listEntries("list",
                 cl::desc("check the --tuning-db and print its entry names"),
                 cl::init(false), cl::cat(category));
+static cl::opt<bool>
+    tableOfEntries("table",
+                   cl::desc("check the --tuning-db and print its entries as a "
+                            "Markdown table: config, M range, predictions "
+                            "(docs/Performance.md shows it)"),
+                   cl::init(false), cl::cat(category));
 static cl::opt<std::string> name("name",
                                  cl::desc("kernel name (an identifier)"),
                                  cl::init(""), cl::cat(category));
@@ -219,6 +226,32 @@ static std::optional<mx::ProblemSpec> specFromFlags(mlir::MLIRContext &ctx,
   return spec;
 }
 
+/// The database as a Markdown table, one row per entry in file order: the
+/// predictions are the database's (mxgemm-sim at the sustained clock, "x0"
+/// when only XCD 0 was traced), not a new simulation.
+static void printEntryTable(const contract::TuningDatabase &db,
+                            llvm::raw_ostream &os) {
+  os << "| entry | N | K | M | config | row split | predicted us (at M) |\n"
+     << "|---|---|---|---|---|---|---|\n";
+  for (const contract::TuningEntry &e : db.entries) {
+    os << "| " << e.name << " | " << e.problem.n << " | " << e.problem.k
+       << " | " << e.mMin << ".." << e.mMax << " | "
+       << contract::formatConfigBody(e.config) << " | ";
+    if (e.rowSplit.maxTailRows)
+      os << "tails <= " << e.rowSplit.maxTailRows << " rows";
+    else
+      os << "-";
+    os << " |";
+    for (size_t i = 0; i < e.predictions.size(); ++i) {
+      const contract::TuningPrediction &p = e.predictions[i];
+      os << (i ? ", " : " ")
+         << llvm::formatv("{0:F2} ({1}{2})", p.timeUs, p.m,
+                          p.sampling == "all-xcds" ? "" : ", x0");
+    }
+    os << " |\n";
+  }
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -233,14 +266,16 @@ int main(int argc, char **argv) {
   const mx::EmitStage stage = emit;
   if (optLevel > 3)
     return fail(ExitUsage, "-O takes 0-3, got " + Twine(optLevel.getValue()));
-  if (listEntries) {
+  if (listEntries || tableOfEntries) {
     if (tuningDb.empty())
-      return fail(ExitUsage, "--list needs --tuning-db");
+      return fail(ExitUsage, "--list and --table need --tuning-db");
     int status = ExitSuccess;
     std::optional<contract::TuningDatabase> db = readDatabase(status);
-    if (db)
+    if (db && listEntries)
       for (const contract::TuningEntry &e : db->entries)
         outs() << e.name << "\n";
+    if (db && tableOfEntries)
+      printEntryTable(*db, outs());
     return status;
   }
   const bool fromShape =
