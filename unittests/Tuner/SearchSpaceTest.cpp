@@ -99,6 +99,45 @@ TEST(SearchSpace, PrunesBeforeCompiling) {
   EXPECT_EQ(s.prune(problem(4096, 4096), lds, gfx950()), PruneReason::Config);
 }
 
+// The compiler splits K for every staging; the search only for direct
+// loads (X direct, W direct or from panels). A staged split is a config the
+// verifier accepts and the search's own rule rejects.
+TEST(SearchSpace, SplitsKOnlyWithDirectLoads) {
+  SearchSpace s = defaultSpace();
+  contract::KernelConfig c; // 128x128x128, 4 waves
+  c.kSplits = 4;            // K = 4096: 8 K tiles per segment
+  EXPECT_FALSE(s.prune(problem(4096, 4096), c, gfx950()));
+  c.stageW = contract::Staging::PackedRegisters;
+  EXPECT_FALSE(s.prune(problem(4096, 4096), c, gfx950()));
+  for (auto [x, w] :
+       {std::pair{contract::Staging::LdsAsync, contract::Staging::Direct},
+        {contract::Staging::Direct, contract::Staging::LdsAsync},
+        {contract::Staging::LdsAsync, contract::Staging::PackedRegisters},
+        {contract::Staging::Direct, contract::Staging::LdsSync}}) {
+    c.stageX = x;
+    c.stageW = w;
+    c.stages = 2;
+    EXPECT_TRUE(stagedThroughLds(c));
+    EXPECT_FALSE(contract::verifyConfig(c, gfx950()));
+    EXPECT_EQ(s.prune(problem(4096, 4096), c, gfx950()), PruneReason::Config);
+    c.kSplits = 1;
+    EXPECT_FALSE(s.prune(problem(4096, 4096), c, gfx950()));
+    c.kSplits = 4;
+  }
+}
+
+// Segment counts for a grid that leaves slots idle: 64 tiles, K = 2048 in
+// 128-deep tiles (16). 256 slots take 4 segments, 512 take 8; 1024 slots
+// take 16 and 2048 cannot be reached with 16 K tiles.
+TEST(Seeds, FillingSplitsTakeTheFewestSegments) {
+  EXPECT_EQ(fillingSplits(2048, 128, 64, 256), (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(fillingSplits(2048, 128, 64, 512), (std::vector<int64_t>{8, 16}));
+  EXPECT_EQ(fillingSplits(2048, 128, 64, 1024), (std::vector<int64_t>{16}));
+  // K = 1920 (15 K tiles): 4 does not divide, so one CU each takes 5.
+  EXPECT_EQ(fillingSplits(1920, 128, 64, 256), (std::vector<int64_t>{5, 15}));
+  EXPECT_TRUE(fillingSplits(2048, 128, 256, 256).empty());
+}
+
 TEST(SearchSpace, PointsRoundTripAndTakeValuesOutsideTheTable) {
   SearchSpace s = defaultSpace();
   contract::KernelConfig c;
