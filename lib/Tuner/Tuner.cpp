@@ -322,9 +322,9 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
   // splits (SearchSpace::prune): for each one whose grid is one round that
   // leaves workgroup slots idle at every sample of a fully simulated range,
   // the fewest K segments that give one and two workgroups per CU and that
-  // fill the round and two rounds. Screened
-  // after the search, so they never change what it screens; the best of
-  // each range is confirmed and serves it only with a margin (below).
+  // fill the round and two rounds. Screened after the search, so they never
+  // change what it screens; the best of each range is confirmed and serves
+  // it only with a margin (below).
   auto screenedOnly = [&](const MRange &r) {
     return options.confirm == 0 ||
            (options.fullUpTo > 0 &&
