@@ -143,7 +143,8 @@ SearchSpace::prune(const contract::GemmProblem &problem,
   // loads (X direct, W direct or from panels). The compiler splits LDS-staged
   // kernels too, but as seeds they moved the budget-16 search off two better
   // entries; tune() tries them after the search instead, as variants of the
-  // best (docs/Tuning.md, "Split-K variants of LDS-staged kernels").
+  // staged candidates (docs/Tuning.md, "Split-K variants of LDS-staged
+  // kernels").
   if (config.splitsK() && stagedThroughLds(config))
     return PruneReason::Config;
   if (contract::verifyProblemConfig(problem, config))

@@ -61,18 +61,24 @@ namespace {
 
 double infinity() { return std::numeric_limits<double>::infinity(); }
 
+/// The screened prediction of `c` at `m` (null if there is none).
+const MPrediction *screenedAt(const Candidate &c, int64_t m) {
+  auto it =
+      std::find_if(c.screen.predictions.begin(), c.screen.predictions.end(),
+                   [&](const MPrediction &p) { return p.m == m; });
+  return it == c.screen.predictions.end() ? nullptr : &*it;
+}
+
 /// Screened time of `c` summed over `ms` (infinity if not simulated).
 double screenedTime(const Candidate &c, ArrayRef<int64_t> ms) {
   if (c.screen.status != EvalStatus::Simulated)
     return infinity();
   double t = 0;
   for (int64_t m : ms) {
-    auto it =
-        std::find_if(c.screen.predictions.begin(), c.screen.predictions.end(),
-                     [&](const MPrediction &p) { return p.m == m; });
-    if (it == c.screen.predictions.end())
+    const MPrediction *p = screenedAt(c, m);
+    if (!p)
       return infinity();
-    t += it->timeUs;
+    t += p->timeUs;
   }
   return t;
 }
@@ -334,10 +340,8 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
   auto splitCounts = [&](const Candidate &parent, const MRange &r) {
     std::optional<std::vector<int64_t>> common;
     for (int64_t m : r.samples) {
-      auto p = std::find_if(parent.screen.predictions.begin(),
-                            parent.screen.predictions.end(),
-                            [&](const MPrediction &q) { return q.m == m; });
-      if (p == parent.screen.predictions.end() || p->rounds != 1)
+      const MPrediction *p = screenedAt(parent, m);
+      if (!p || p->rounds != 1)
         return std::vector<int64_t>{};
       // Segments for one and two workgroups per CU, and for one and two
       // full rounds: fewer segments read fewer partials back.

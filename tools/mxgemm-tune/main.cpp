@@ -148,8 +148,8 @@ int main(int argc, char **argv) {
            "with --buckets: keep every entry's row split as it is instead "
            "of choosing them by simulation after the search"},
           {"--no-staged-splits", nullptr,
-           "do not confirm split-K variants of each range's best LDS-staged "
-           "candidate (docs/Tuning.md)"},
+           "do not try split-K variants of the LDS-staged candidates after "
+           "the search (docs/Tuning.md)"},
           {"--full-up-to", "M",
            "ranges judged above M are decided by screening, without full "
            "simulations"},

@@ -206,7 +206,11 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
     map.map(stage, idx(t));
     Value k = idx(std::min(t, numTiles - 1) * *step);
     map.map(loop.getInductionVar(), k);
-    map.map(copies.front().getK0(), withOrigin(k));
+    if (kOrigin) {
+      Value k0 = withOrigin(k);
+      for (CopyToLdsOp c : copies)
+        map.map(c.getK0(), k0);
+    }
     for (Value v : tileValues)
       map.map(v, firstTile.lookup(v));
     for (CopyToLdsOp c : copies)
