@@ -10,6 +10,8 @@
 #include "MfmaEmitter.h"
 #include "Patterns.h"
 
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
 using namespace mlir;
 
 namespace mxgemm {
@@ -122,8 +124,21 @@ public:
     Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
     CopyInstructionCounts emitted;
     if (op.getMode() == Staging::LdsAsync) {
+      // Nothing may be scheduled across the end of a group of LDS-DMA
+      // copies. The hardware counts them in vmcnt only (LLVM PR 179305),
+      // LLVM 22 in lgkmcnt too: an LDS read moved above them would get an
+      // lgkmcnt wait that skips the DMAs issued after it, which on the
+      // hardware does not wait for that read. (A fence before the group
+      // too cost wq_b's ping-pong kernel 7% in mxgemm-sim.)
+      auto isAsyncCopy = [](Operation *other) {
+        auto copy = dyn_cast_or_null<CopyToLdsOp>(other);
+        return copy && copy.getMode() == Staging::LdsAsync;
+      };
       Value wave = arith::DivUIOp::create(rewriter, loc, tid, e.idx(64));
       emitted = lowerAsyncCopy(op, adaptor, rewriter, e, wave, e.coords.r);
+      if (!isAsyncCopy(op->getNextNode()))
+        ROCDL::SchedBarrier::create(rewriter, loc,
+                                    rewriter.getI32IntegerAttr(0));
     } else {
       emitted = lowerSyncCopy(op, adaptor, rewriter, e, tid);
     }

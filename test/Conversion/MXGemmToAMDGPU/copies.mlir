@@ -110,3 +110,35 @@ func.func @copy_sync_xor(%src: memref<8192xf8E4M3FN>,
       : memref<8192xf8E4M3FN>, memref<2x16x64xf8E4M3FN, #gpu.address_space<workgroup>>
   return
 }
+
+// -----
+
+// A group of lds_async copies ends with a scheduling barrier (none between
+// its copies, none for lds_sync): LLVM 22 counts an LDS-DMA in lgkmcnt, the
+// hardware does not, so no LDS read may be scheduled above the group.
+// CHECK-LABEL: func.func @async_group_fenced
+// CHECK: amdgpu.gather_to_lds
+// CHECK-NOT: rocdl.sched.barrier
+// CHECK: amdgpu.gather_to_lds
+// CHECK-NEXT: rocdl.sched.barrier 0
+// CHECK-NOT: rocdl.sched.barrier
+// CHECK: vector.store
+// CHECK-NOT: rocdl.sched.barrier
+// CHECK: return
+func.func @async_group_fenced(%src: memref<8192xf8E4M3FN>,
+    %ring: memref<2x16x64xf8E4M3FN, #gpu.address_space<workgroup>>,
+    %stage: index, %row0: index, %k0: index, %m: index) {
+  mxgemm.copy_to_lds %src, %ring [%stage, %row0, %k0, %m]
+      {rows = 16 : i64, tile_k = 64 : i64, k = 128 : i64,
+       mode = #mxgemm<staging lds_async>, num_waves = 1 : i64}
+      : memref<8192xf8E4M3FN>, memref<2x16x64xf8E4M3FN, #gpu.address_space<workgroup>>
+  mxgemm.copy_to_lds %src, %ring [%stage, %row0, %k0, %m]
+      {rows = 16 : i64, tile_k = 64 : i64, k = 128 : i64,
+       mode = #mxgemm<staging lds_async>, num_waves = 1 : i64}
+      : memref<8192xf8E4M3FN>, memref<2x16x64xf8E4M3FN, #gpu.address_space<workgroup>>
+  mxgemm.copy_to_lds %src, %ring [%stage, %row0, %k0, %m]
+      {rows = 16 : i64, tile_k = 64 : i64, k = 128 : i64,
+       mode = #mxgemm<staging lds_sync>, num_waves = 1 : i64}
+      : memref<8192xf8E4M3FN>, memref<2x16x64xf8E4M3FN, #gpu.address_space<workgroup>>
+  return
+}
