@@ -260,12 +260,11 @@ Status globalLoadLds(ExecContext &ctx, Wave &w, const Inst &I) {
   bool saddr = I.param & PSaddr;
   bool reported = false;
   ++w.vmIssued; // the LDS bytes become valid when this op is waited for
-  // It also takes an LGKM_CNT slot, in order with ds_* ops: LLVM's
-  // SIInsertWaitcnts counts an LDS access for a FLAT-encoded op with an LDS
-  // memory operand (global_load_lds has one) and relies on it, e.g.
-  // ds_read, ds_read, global_load_lds x2, s_waitcnt lgkmcnt(2), use. The
-  // LDS data itself still needs the vmcnt wait.
-  ++w.lgkmIssued;
+  // Only vmcnt counts it, as on the hardware (LLVM PR 179305, merged after
+  // the LLVM 22 branch): LLVM 22's SIInsertWaitcnts also counts it in
+  // lgkmcnt and may emit e.g. ds_read, global_load_lds, lgkmcnt(1), use,
+  // which the hardware does not wait for. Counting it here too would hide
+  // that; not counting it makes the register checker report the use.
   uint64_t observed[WaveSize];
   forLanes(w, [&](unsigned l) {
     uint64_t a = globalAddress(w, I, l, saddr ? 1 : 0, saddr ? 0 : -1);

@@ -594,8 +594,9 @@ void CuModel::issueGlobal(SimWave &w, const DynInst &d, double now) {
     w.vmRetire.push_back(w.lastVmRetire);
   }
   for (unsigned i = 0; i < d.lgkmInc; ++i) {
-    // The emulator counts an LDS-DMA in lgkmcnt too; its slot retires with
-    // its data, in order with the DS operations.
+    // No LDS-DMA takes an lgkmcnt slot (the hardware, LLVM PR 179305, and
+    // the emulator); a recorded one would retire with its data, in order
+    // with the DS operations.
     w.lastDsDone = std::max(w.lastDsDone, done);
     w.lgkm.push_back({w.lastDsDone, false});
   }

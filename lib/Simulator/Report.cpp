@@ -133,9 +133,15 @@ void mxgemm::sim::printTimingTable(raw_ostream &os,
 }
 
 std::string mxgemm::sim::targetModelHash(const target::TargetModel &t) {
-  // Every figure, printed in declaration order with full precision.
+  // Every figure, printed in declaration order with full precision, after
+  // the model's revision: a change of behaviour without a changed figure
+  // must still tell old predictions from new ones. Revision 2: an LDS-DMA
+  // counts in vmcnt only, as on the hardware (revision 1 also counted it in
+  // lgkmcnt, as LLVM 22 does).
+  constexpr int kModelRevision = 2;
   std::string s;
   raw_string_ostream os(s);
+  os << "revision=" << kModelRevision << ';';
   os << t.chip << ';' << t.amdhsaTarget << ';' << t.computeCapabilityMajor
      << ';' << t.computeCapabilityMinor << ';' << t.numCus << ';' << t.numXcds
      << ';' << t.simdsPerCu << ';' << t.waveSize << ';' << t.maxWavesPerSimd

@@ -8,18 +8,18 @@
 // RUN: not mxgemm-emu run %t.hsaco --kernel oob --block 64 --buf b=256 --arg buf:b 2>&1 | FileCheck %s --check-prefix=OOB
 // RUN: not mxgemm-emu run %t.hsaco --kernel uninit --block 64 --buf b=256 --arg buf:b 2>&1 | FileCheck %s --check-prefix=UNINIT
 // RUN: not mxgemm-emu run %t.hsaco --kernel lds_pending --block 64 --buf b=1024 --arg buf:b 2>&1 | FileCheck %s --check-prefix=LDSPEND
-// RUN: mxgemm-emu run %t.hsaco --kernel dma_lgkm --block 64 --buf b=1024 --arg buf:b 2>&1 | count 0
-// RUN: not mxgemm-emu run %t.hsaco --kernel dma_lgkm_short --block 64 --buf b=1024 --arg buf:b 2>&1 | FileCheck %s --check-prefix=DMALGKM
+// RUN: mxgemm-emu run %t.hsaco --kernel dma_lgkm_zero --block 64 --buf b=1024 --arg buf:b 2>&1 | count 0
+// RUN: not mxgemm-emu run %t.hsaco --kernel dma_lgkm --block 64 --buf b=1024 --arg buf:b 2>&1 | FileCheck %s --check-prefix=DMALGKM
 
 // UNWAITED: error: unwaited-read in kernel 'unwaited' at pc .text+0x{{[0-9a-f]+}} (v_add_u32_e32 v2, 1, v1), workgroup (0,0,0), wave 0
 // UNWAITED-SAME: reads v1 before the load that writes it was waited for (needs s_waitcnt vmcnt)
 // RACE: error: lds-race in kernel 'race' {{.*}} (ds_read_b32 v2, v3){{.*}} wave 1, lane 0, address 0x0: read after write by wave 0 with no s_barrier in between
 // OOB: error: out-of-bounds in kernel 'oob' {{.*}} (global_store_dword v1, v0, s[4:5] offset:256){{.*}} lane 0, address 0x{{[0-9a-f]+}}: global store of 4 bytes outside every allocation
 // UNINIT: error: uninitialised-store in kernel 'uninit' {{.*}}: stores data derived from never-written register v7
-// global_load_lds takes an LGKM_CNT slot after the ds_read it follows (as
-// LLVM's waitcnt insertion assumes): lgkmcnt(1) covers the ds_read,
-// lgkmcnt(2) does not.
-// DMALGKM: error: unwaited-read in kernel 'dma_lgkm_short' {{.*}}(v_add_u32_e32 v3, 1, v2){{.*}}reads v2 before the load that writes it was waited for (needs s_waitcnt lgkmcnt)
+// global_load_lds counts in vmcnt only, as on the hardware (LLVM PR 179305):
+// lgkmcnt(1) after ds_read, global_load_lds (what LLVM 22 emits, counting
+// the DMA in lgkmcnt too) does not wait for the ds_read; lgkmcnt(0) does.
+// DMALGKM: error: unwaited-read in kernel 'dma_lgkm' {{.*}}(v_add_u32_e32 v3, 1, v2){{.*}}reads v2 before the load that writes it was waited for (needs s_waitcnt lgkmcnt)
 // LDSPEND: error: unwaited-read in kernel 'lds_pending' {{.*}} (ds_read_b32 v2, v1){{.*}}has not been waited for with s_waitcnt vmcnt
 
 .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
@@ -127,5 +127,5 @@ kd lds_pending, 1024
   s_endpgm
 kd \name, 1024
 .endm
+dma_after_read dma_lgkm_zero, 0
 dma_after_read dma_lgkm, 1
-dma_after_read dma_lgkm_short, 2
