@@ -124,12 +124,15 @@ public:
     Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
     CopyInstructionCounts emitted;
     if (op.getMode() == Staging::LdsAsync) {
-      // Nothing may be scheduled across the end of a group of LDS-DMA
-      // copies. The hardware counts them in vmcnt only (LLVM PR 179305),
-      // LLVM 22 in lgkmcnt too: an LDS read moved above them would get an
-      // lgkmcnt wait that skips the DMAs issued after it, which on the
-      // hardware does not wait for that read. (A fence before the group
-      // too cost wq_b's ping-pong kernel 7% in mxgemm-sim.)
+      // No memory operation may be scheduled across the end of a group of
+      // LDS-DMA copies. The hardware counts them in vmcnt only (LLVM PR
+      // 179305), LLVM 22 in lgkmcnt too: an LDS read moved above them would
+      // get an lgkmcnt wait that skips the DMAs issued after it, which on
+      // the hardware does not wait for that read. ALU work and MFMAs may
+      // cross (mask 0x40F): a full barrier cost fused_qkv's M <= 256 kernel
+      // 21% in mxgemm-sim.
+      // sched_barrier mask: ALU, VALU, SALU, MFMA, transcendental.
+      constexpr int32_t kAluMayCross = 0x1 | 0x2 | 0x4 | 0x8 | 0x400;
       auto isAsyncCopy = [](Operation *other) {
         auto copy = dyn_cast_or_null<CopyToLdsOp>(other);
         return copy && copy.getMode() == Staging::LdsAsync;
@@ -138,7 +141,7 @@ public:
       emitted = lowerAsyncCopy(op, adaptor, rewriter, e, wave, e.coords.r);
       if (!isAsyncCopy(op->getNextNode()))
         ROCDL::SchedBarrier::create(rewriter, loc,
-                                    rewriter.getI32IntegerAttr(0));
+                                    rewriter.getI32IntegerAttr(kAluMayCross));
     } else {
       emitted = lowerSyncCopy(op, adaptor, rewriter, e, tid);
     }
