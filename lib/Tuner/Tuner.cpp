@@ -549,26 +549,78 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
                     }(),
                     c.candidate, cands[c.candidate].origin)
                     .str();
-    // Rounded so that the file reads well; the digits kept are far below
-    // the simulator's error (docs/Simulator.md).
-    auto round = [](double v, double scale) {
-      return std::round(v * scale) / scale;
-    };
-    for (const MPrediction &p : c.predictions) {
-      contract::TuningPrediction q;
-      q.m = p.m;
-      q.timeUs = round(p.timeUs, 100);
-      q.tflops = round(p.tflops, 10);
-      q.mfmaUtilisation = round(p.mfmaUtilisation, 10000);
-      q.gridEfficiency = round(p.gridEfficiency, 10000);
-      q.workgroups = p.workgroups;
-      q.workgroupsPerCu = p.workgroupsPerCu;
-      q.limiter = p.limiter;
-      q.targetHash = p.targetHash;
-      q.sampling = p.allXcds ? "all-xcds" : "xcd0-only";
-      e.predictions.push_back(std::move(q));
-    }
+    for (const MPrediction &p : c.predictions)
+      e.predictions.push_back(toTuningPrediction(p));
     report.entries.push_back(std::move(e));
   }
   return report;
+}
+
+contract::TuningPrediction tuner::toTuningPrediction(const MPrediction &p) {
+  // Rounded so that the file reads well; the digits kept are far below
+  // the simulator's error (docs/Simulator.md).
+  auto round = [](double v, double scale) {
+    return std::round(v * scale) / scale;
+  };
+  contract::TuningPrediction q;
+  q.m = p.m;
+  q.timeUs = round(p.timeUs, 100);
+  q.tflops = round(p.tflops, 10);
+  q.mfmaUtilisation = round(p.mfmaUtilisation, 10000);
+  q.gridEfficiency = round(p.gridEfficiency, 10000);
+  q.workgroups = p.workgroups;
+  q.workgroupsPerCu = p.workgroupsPerCu;
+  q.limiter = p.limiter;
+  q.targetHash = p.targetHash;
+  q.sampling = p.allXcds ? "all-xcds" : "xcd0-only";
+  return q;
+}
+
+llvm::Error tuner::repredictEntries(contract::TuningDatabase &db,
+                                    llvm::ArrayRef<std::string> names,
+                                    llvm::StringRef executable, unsigned jobs,
+                                    llvm::StringRef workDir,
+                                    llvm::raw_ostream &log) {
+  // One request per entry and sampling: the all-XCD Ms fully simulated,
+  // the XCD-0 ones screened, as the search recorded them.
+  struct Slot {
+    size_t entry;
+    bool allXcds;
+  };
+  std::vector<EvalRequest> requests;
+  std::vector<Slot> slots;
+  for (size_t i = 0; i < db.entries.size(); ++i) {
+    const contract::TuningEntry &e = db.entries[i];
+    if (!names.empty() && !llvm::is_contained(names, e.name))
+      continue;
+    for (bool allXcds : {true, false}) {
+      std::vector<int64_t> ms;
+      for (const contract::TuningPrediction &p : e.predictions)
+        if ((p.sampling == "all-xcds") == allXcds)
+          ms.push_back(p.m);
+      if (ms.empty())
+        continue;
+      requests.emplace_back(e.problem, e.config, std::move(ms),
+                            allXcds ? SimMode::Full : SimMode::Screen);
+      requests.back().kernelName = e.kernelName();
+      slots.push_back({i, allXcds});
+    }
+  }
+  std::vector<EvalResult> results =
+      evaluateInWorkers(executable, requests, jobs, workDir);
+  for (size_t r = 0; r < results.size(); ++r) {
+    contract::TuningEntry &e = db.entries[slots[r].entry];
+    if (results[r].status != EvalStatus::Simulated)
+      return llvm::createStringError("entry '%s': %s: %s", e.name.c_str(),
+                                     evalStatusName(results[r].status),
+                                     results[r].message.c_str());
+    for (const MPrediction &p : results[r].predictions)
+      for (contract::TuningPrediction &q : e.predictions)
+        if (q.m == p.m && (q.sampling == "all-xcds") == slots[r].allXcds) {
+          log << llvm::formatv("{0} M = {1} ({2}): {3:F2} -> {4:F2} us\n",
+                               e.name, q.m, q.sampling, q.timeUs, p.timeUs);
+          q = toTuningPrediction(p);
+        }
+  }
+  return llvm::Error::success();
 }

@@ -103,6 +103,108 @@ bool canWrite(StringRef path) {
          !sys::fs::access(dir, sys::fs::AccessMode::Write);
 }
 
+/// The --db database as the one reader parses it (the tool ends on an
+/// error); `text` receives the file.
+contract::TuningDatabase readDatabase(ToolOptions &tool, std::string &text) {
+  auto buffer = MemoryBuffer::getFile(tool.text("--db"));
+  if (!buffer)
+    tool.fail(ExitIO, "cannot read " + tool.text("--db") + ": " +
+                          buffer.getError().message());
+  text = (*buffer)->getBuffer().str();
+  contract::TuningDatabase db;
+  if (auto e = contract::TuningDatabase::parse(text, db))
+    tool.fail(ExitUsage, tool.text("--db") + ": " + *e);
+  return db;
+}
+
+/// Writes `text` to `path`, or ends the tool with an I/O error.
+void writeTextFile(ToolOptions &tool, const std::string &path,
+                   const std::string &text) {
+  std::error_code ec;
+  raw_fd_ostream os(path, ec, sys::fs::OF_Text);
+  if (ec)
+    tool.fail(ExitIO, "cannot write " + path + ": " + ec.message());
+  os << text;
+  os.close();
+  if (os.has_error())
+    tool.fail(ExitIO, "cannot write " + path + ": " + os.error().message());
+}
+
+/// Writes the database `text` to `out` once the one reader has accepted
+/// it; false (after saying why) if it would not load.
+bool writeDatabase(ToolOptions &tool, const std::string &out,
+                   const std::string &text) {
+  contract::TuningDatabase check;
+  if (auto e = contract::TuningDatabase::parse(text, check)) {
+    errs() << "mxgemm-tune: error: the database written would not load: " << *e
+           << "\n";
+    return false;
+  }
+  writeTextFile(tool, out, text);
+  return true;
+}
+
+/// --repredict: the database's own configs simulated again at the Ms of
+/// their recorded predictions; everything else of the file kept.
+int repredict(ToolOptions &tool, const std::string &out, const char *argv0) {
+  for (const char *other :
+       {"--n", "--k", "--baseline", "--buckets", "--m", "--keep-layout",
+        "--from-scratch", "--only-buckets", "--no-row-split",
+        "--no-staged-splits", "--full-up-to", "--budget", "--max-minutes",
+        "--seed", "--confirm", "--export"})
+    if (tool.has(other))
+      tool.usageError(std::string("--repredict searches nothing: drop ") +
+                      other);
+  if (!tool.has("--db"))
+    tool.usageError("--repredict needs --db");
+  int64_t jobs = tool.integer("--jobs", 2);
+  if (jobs < 1 || jobs > 64)
+    tool.usageError("--jobs must be in 1..64");
+  std::string file;
+  contract::TuningDatabase db = readDatabase(tool, file);
+  // The file's own comment stays (the one reader has checked the JSON).
+  std::string comment;
+  if (Expected<json::Value> v = json::parse(file)) {
+    if (std::optional<StringRef> c = v->getAsObject()->getString("comment"))
+      comment = c->str();
+  } else {
+    consumeError(v.takeError());
+  }
+  std::vector<std::string> names;
+  SmallVector<StringRef> wanted;
+  std::string entries = tool.text("--entries");
+  StringRef(entries).split(wanted, ',', -1, false);
+  for (StringRef w : wanted) {
+    if (!db.find(std::string_view(w)))
+      tool.usageError("--entries: no entry named '" + w.str() + "'");
+    names.push_back(w.str());
+  }
+  if (!canWrite(out))
+    tool.fail(ExitIO, "cannot write " + out +
+                          ": its directory does not exist or is not writable");
+  std::string executable =
+      sys::fs::getMainExecutable(argv0, reinterpret_cast<void *>(&canWrite));
+  SmallString<256> workDir(tool.text("--work-dir"));
+  const bool ownWorkDir = workDir.empty();
+  std::error_code ec =
+      ownWorkDir ? sys::fs::createUniqueDirectory("mxgemm-tune", workDir)
+                 : sys::fs::create_directories(workDir);
+  if (ec)
+    tool.fail(ExitIO, "cannot create a work directory: " + ec.message());
+  Error error =
+      repredictEntries(db, names, executable, unsigned(jobs), workDir, outs());
+  if (ownWorkDir)
+    sys::fs::remove_directories(workDir);
+  if (error) {
+    errs() << "mxgemm-tune: error: " << toString(std::move(error)) << "\n";
+    return ExitFailure;
+  }
+  if (!writeDatabase(tool, out, db.toJson(comment)))
+    return ExitFailure;
+  outs() << "wrote " << out << " (" << db.entries.size() << " entries)\n";
+  return ExitSuccess;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -166,6 +268,11 @@ int main(int argc, char **argv) {
            "best candidates per range confirmed by a full simulation "
            "(default 2; 0: the screened predictions decide)"},
           {"--work-dir", "DIR", "directory for the workers' files"},
+          {"--repredict", nullptr,
+           "with --db: search nothing; simulate every entry (or --entries) "
+           "in its own config at the M of each recorded prediction, with "
+           "the same sampling, and write the database with those figures "
+           "(after a simulator change)"},
           {"--export", "DIR",
            "also write the chosen code objects, descriptors, manifest and "
            "a copy of the database (a directory the runtime loads)"},
@@ -177,6 +284,8 @@ int main(int argc, char **argv) {
   std::string out = tool.text("-o");
   if (out.empty())
     tool.usageError("missing -o OUT.json");
+  if (tool.has("--repredict"))
+    return repredict(tool, out, argv[0]);
   const bool buckets = tool.has("--buckets");
   if (buckets && !tool.has("--db"))
     tool.usageError("--buckets tunes the keys of a database: give --db");
@@ -252,13 +361,8 @@ int main(int argc, char **argv) {
     if (tool.has("--n") || tool.has("--k") || tool.has("--baseline"))
       tool.usageError("--db takes its keys and baselines from the database; "
                       "drop --n, --k and --baseline");
-    auto buffer = MemoryBuffer::getFile(tool.text("--db"));
-    if (!buffer)
-      tool.fail(ExitIO, "cannot read " + tool.text("--db") + ": " +
-                            buffer.getError().message());
-    contract::TuningDatabase db;
-    if (auto e = contract::TuningDatabase::parse((*buffer)->getBuffer(), db))
-      tool.fail(ExitUsage, tool.text("--db") + ": " + *e);
+    std::string file;
+    contract::TuningDatabase db = readDatabase(tool, file);
     SmallVector<StringRef> wanted;
     std::string entries = tool.text("--entries");
     StringRef(entries).split(wanted, ',', -1, false);
@@ -584,23 +688,8 @@ int main(int argc, char **argv) {
             "every 'predicted' figure is a PREDICTION of mxgemm-sim (target "
             "table " +
                 hash + "), not a measurement.");
-  // The output must be what the one reader accepts.
-  contract::TuningDatabase check;
-  if (auto e = contract::TuningDatabase::parse(text, check)) {
-    errs() << "mxgemm-tune: error: the database written would not load: " << *e
-           << "\n";
+  if (!writeDatabase(tool, out, text))
     return ExitFailure;
-  }
-  {
-    std::error_code ec;
-    raw_fd_ostream os(out, ec, sys::fs::OF_Text);
-    if (ec)
-      tool.fail(ExitIO, "cannot write " + out + ": " + ec.message());
-    os << text;
-    os.close();
-    if (os.has_error())
-      tool.fail(ExitIO, "cannot write " + out + ": " + os.error().message());
-  }
   outs() << "wrote " << out << " (" << result.entries.size() << " entries)\n";
 
   if (!exportDir.empty()) {
@@ -636,17 +725,8 @@ int main(int argc, char **argv) {
     // (mxgemm_context_load_library) reads the directory alone.
     std::string dbCopy = exportDir + "/" + sys::path::filename(out).str();
     bool same = false;
-    if (sys::fs::equivalent(out, dbCopy, same) || !same) {
-      std::error_code ec;
-      raw_fd_ostream os(dbCopy, ec, sys::fs::OF_Text);
-      if (ec)
-        tool.fail(ExitIO, "cannot write " + dbCopy + ": " + ec.message());
-      os << text;
-      os.close();
-      if (os.has_error())
-        tool.fail(ExitIO,
-                  "cannot write " + dbCopy + ": " + os.error().message());
-    }
+    if (sys::fs::equivalent(out, dbCopy, same) || !same)
+      writeTextFile(tool, dbCopy, text);
     json::Object manifest{{"format", "mxgemm-tune-export"},
                           {"version", 1},
                           {"target_hash", hash},

@@ -129,6 +129,21 @@ llvm::Expected<TuneReport> tune(const TuneOptions &options,
                                 llvm::StringRef workDir,
                                 llvm::raw_ostream &log);
 
+/// `p` as the database records it: times to 0.01 us, TFLOPS to 0.1,
+/// fractions to 1e-4 (far below the simulator's error), and the sampling
+/// ("all-xcds" or "xcd0-only").
+contract::TuningPrediction toTuningPrediction(const MPrediction &p);
+
+/// Simulates every selected entry of `db` (all when `names` is empty) in
+/// its own config at each M it records a prediction for, with the same
+/// sampling, and replaces those predictions; configs, ranges and row splits
+/// stay. For a database whose figures come from an older simulator.
+/// Errors name the entry that failed to compile or simulate.
+llvm::Error repredictEntries(contract::TuningDatabase &db,
+                             llvm::ArrayRef<std::string> names,
+                             llvm::StringRef executable, unsigned jobs,
+                             llvm::StringRef workDir, llvm::raw_ostream &log);
+
 } // namespace mxgemm::tuner
 
 #endif // MXGEMM_TUNER_TUNER_H
