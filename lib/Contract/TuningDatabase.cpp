@@ -173,9 +173,10 @@ ErrorMessage TuningDatabase::parse(std::string_view text, TuningDatabase &out) {
   ErrorMessage error;
   ObjectReader top(j, "", error);
   top.onlyFields({"comment", "format", "version", "entries"});
-  std::string format, comment;
+  TuningDatabase db;
+  std::string format;
   int64_t version = 0;
-  top.optionalString("comment", comment);
+  top.optionalString("comment", db.comment);
   top.string("format", format);
   top.integer("version", version);
   const Json *entries = top.array("entries");
@@ -186,7 +187,6 @@ ErrorMessage TuningDatabase::parse(std::string_view text, TuningDatabase &out) {
            "' version " + std::to_string(kVersion) + ", got '" + format +
            "' version " + std::to_string(version);
 
-  TuningDatabase db;
   using KeyTuple =
       std::tuple<std::string, int64_t, int64_t, int, int, int, int>;
   std::map<KeyTuple, std::vector<const TuningEntry *>> byKey;

@@ -596,7 +596,7 @@ llvm::Error tuner::repredictEntries(contract::TuningDatabase &db,
     for (bool allXcds : {true, false}) {
       std::vector<int64_t> ms;
       for (const contract::TuningPrediction &p : e.predictions)
-        if ((p.sampling == "all-xcds") == allXcds)
+        if (p.tracesAllXcds() == allXcds)
           ms.push_back(p.m);
       if (ms.empty())
         continue;
@@ -616,7 +616,7 @@ llvm::Error tuner::repredictEntries(contract::TuningDatabase &db,
                                      results[r].message.c_str());
     for (const MPrediction &p : results[r].predictions)
       for (contract::TuningPrediction &q : e.predictions)
-        if (q.m == p.m && (q.sampling == "all-xcds") == slots[r].allXcds) {
+        if (q.m == p.m && q.tracesAllXcds() == slots[r].allXcds) {
           log << llvm::formatv("{0} M = {1} ({2}): {3:F2} -> {4:F2} us\n",
                                e.name, q.m, q.sampling, q.timeUs, p.timeUs);
           q = toTuningPrediction(p);

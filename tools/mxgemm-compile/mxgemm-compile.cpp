@@ -246,7 +246,7 @@ static void printEntryTable(const contract::TuningDatabase &db,
       const contract::TuningPrediction &p = e.predictions[i];
       os << (i ? ", " : " ")
          << llvm::formatv("{0:F2} ({1}{2})", p.timeUs, p.m,
-                          p.sampling == "all-xcds" ? "" : ", x0");
+                          p.tracesAllXcds() ? "" : ", x0");
     }
     os << " |\n";
   }

@@ -104,15 +104,14 @@ bool canWrite(StringRef path) {
 }
 
 /// The --db database as the one reader parses it (the tool ends on an
-/// error); `text` receives the file.
-contract::TuningDatabase readDatabase(ToolOptions &tool, std::string &text) {
+/// error).
+contract::TuningDatabase readDatabase(ToolOptions &tool) {
   auto buffer = MemoryBuffer::getFile(tool.text("--db"));
   if (!buffer)
     tool.fail(ExitIO, "cannot read " + tool.text("--db") + ": " +
                           buffer.getError().message());
-  text = (*buffer)->getBuffer().str();
   contract::TuningDatabase db;
-  if (auto e = contract::TuningDatabase::parse(text, db))
+  if (auto e = contract::TuningDatabase::parse((*buffer)->getBuffer(), db))
     tool.fail(ExitUsage, tool.text("--db") + ": " + *e);
   return db;
 }
@@ -160,16 +159,7 @@ int repredict(ToolOptions &tool, const std::string &out, const char *argv0) {
   int64_t jobs = tool.integer("--jobs", 2);
   if (jobs < 1 || jobs > 64)
     tool.usageError("--jobs must be in 1..64");
-  std::string file;
-  contract::TuningDatabase db = readDatabase(tool, file);
-  // The file's own comment stays (the one reader has checked the JSON).
-  std::string comment;
-  if (Expected<json::Value> v = json::parse(file)) {
-    if (std::optional<StringRef> c = v->getAsObject()->getString("comment"))
-      comment = c->str();
-  } else {
-    consumeError(v.takeError());
-  }
+  contract::TuningDatabase db = readDatabase(tool);
   std::vector<std::string> names;
   SmallVector<StringRef> wanted;
   std::string entries = tool.text("--entries");
@@ -199,7 +189,7 @@ int repredict(ToolOptions &tool, const std::string &out, const char *argv0) {
     errs() << "mxgemm-tune: error: " << toString(std::move(error)) << "\n";
     return ExitFailure;
   }
-  if (!writeDatabase(tool, out, db.toJson(comment)))
+  if (!writeDatabase(tool, out, db.toJson(db.comment)))
     return ExitFailure;
   outs() << "wrote " << out << " (" << db.entries.size() << " entries)\n";
   return ExitSuccess;
@@ -361,8 +351,7 @@ int main(int argc, char **argv) {
     if (tool.has("--n") || tool.has("--k") || tool.has("--baseline"))
       tool.usageError("--db takes its keys and baselines from the database; "
                       "drop --n, --k and --baseline");
-    std::string file;
-    contract::TuningDatabase db = readDatabase(tool, file);
+    contract::TuningDatabase db = readDatabase(tool);
     SmallVector<StringRef> wanted;
     std::string entries = tool.text("--entries");
     StringRef(entries).split(wanted, ',', -1, false);

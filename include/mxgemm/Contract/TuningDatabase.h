@@ -36,6 +36,9 @@ struct TuningPrediction {
   /// "all-xcds" (what `mxgemm-sim --m M` predicts) or "xcd0-only" (its
   /// --xcd0-only: faster, the other XCDs' MALL traffic taken equal).
   std::string sampling = "all-xcds";
+
+  /// Every XCD traced (a full simulation), not XCD 0 only.
+  bool tracesAllXcds() const { return sampling == "all-xcds"; }
 };
 
 /// A row split (docs/Runtime.md, "Row split"): a call whose last round of
@@ -78,6 +81,8 @@ struct TuningDatabase {
   static constexpr int kVersion = 1;
 
   std::vector<TuningEntry> entries;
+  /// The file's top-level comment ("" when it has none).
+  std::string comment;
 
   /// Parses and checks a database; the message names the entry and field.
   /// Duplicate JSON keys, unknown fields and nesting deeper than the format

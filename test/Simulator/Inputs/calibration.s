@@ -193,13 +193,19 @@ lds_latency:
   s_endpgm
 kd lds_latency, 1024
 
-// One global_load_dwordx4 of lines nobody has touched, waited for before
-// the next, four per iteration: the latency of a load served by HBM. Each
-// load is 64 KB further into the buffer (N * 256 KB).
-.globl global_latency
+// One load of lines nobody has touched, waited for before the next, four
+// per iteration; each load is 64 KB further into the buffer (N * 256 KB).
+// global_latency: global_load_dwordx4 and vmcnt(0), the latency of a load
+// served by HBM. dma_wait_*: global_load_lds_dwordx4 (LDS-DMA into 1 KB of
+// LDS) and the wait named by the kernel (lds-dma-counters.test): vmcnt(0)
+// waits for the memory latency, lgkmcnt(0) does not (the DMA counts in
+// vmcnt only).
+.macro latency_loop name, lds, wait, load:vararg
+.globl \name
 .p2align 8
-global_latency:
+\name:
   prologue
+  s_mov_b32 m0, 0
   s_mov_b32 s10, 0x10000
   s_mov_b32 s11, 0
   v_lshlrev_b32 v40, 4, v0
@@ -207,15 +213,20 @@ global_latency:
   v_lshl_add_u64 v[2:3], s[6:7], 0, v[40:41]
 1:
   .rept 4
-  global_load_dwordx4 v[4:7], v[2:3], off
-  s_waitcnt vmcnt(0)
+  \load
+  s_waitcnt \wait
   v_lshl_add_u64 v[2:3], v[2:3], 0, s[10:11]
   .endr
   s_sub_u32 s4, s4, 1
   s_cmp_lg_u32 s4, 0
   s_cbranch_scc1 1b
+  s_waitcnt vmcnt(0)
   s_endpgm
-kd global_latency, 0
+kd \name, \lds
+.endm
+latency_loop global_latency, 0, vmcnt(0), global_load_dwordx4 v[4:7], v[2:3], off
+latency_loop dma_wait_vmcnt, 1024, vmcnt(0), global_load_lds_dwordx4 v[2:3], off
+latency_loop dma_wait_lgkmcnt, 1024, lgkmcnt(0), global_load_lds_dwordx4 v[2:3], off
 
 // Every CU streams 16 KB per iteration (4 KB per wave) from its own region
 // with up to 12 loads in flight per wave: the per-CU share of HBM bandwidth
