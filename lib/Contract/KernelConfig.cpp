@@ -173,10 +173,8 @@ ErrorMessage contract::verifyConfig(const KernelConfig &c,
                         "out; pack W (stage_w) and stage X through LDS";
   if (c.stages < 1 || c.stages > 4)
     return Message() << "stages must be in 1..4, got " << c.stages;
-  if (c.stages > 1 && !usesLds(c.stageX) && !usesLds(c.stageW))
-    return Message() << "stages = " << c.stages
-                     << " pipelines LDS buffers, but neither operand is "
-                        "staged through LDS";
+  // Without an LDS ring, stages counts K tiles of register loads in flight
+  // (mxgemm-prefetch-registers).
   if (c.schedule == Schedule::PingPong) {
     // Two waves per SIMD take turns: one issues its LDS reads and refills
     // while the other runs its MFMA cluster (docs/Design.md, ping-pong).

@@ -100,6 +100,11 @@ ErrorMessage contract::verifyProblemConfig(const GemmProblem &p,
                          "(only direct loads mask every N and K edge)");
     if (c.splitsK())
       return std::string("a dynamic N or K cannot be split (k_splits = 1)");
+    // Register prefetch (stages >= 2 without LDS) pipelines a K loop of a
+    // trip count known when the kernel is compiled.
+    if (p.dynamicK() && c.stages > 1)
+      return std::string("a dynamic K cannot prefetch K tiles into "
+                         "registers (stages = 1)");
     if (c.groupM != 1 || c.groupN != 0 || c.xcdRemap)
       return std::string("a dynamic N needs the row-major tile order "
                          "(group_m = 1, group_n = 0, xcd_remap = false)");

@@ -103,6 +103,21 @@ TEST(ProblemTest, LimitsAndRules) {
   EXPECT_FALSE(verifyProblemConfig(GemmProblem{256, 256}, c));
 }
 
+// Without an LDS ring, stages counts K tiles of register loads in flight
+// (mxgemm-prefetch-registers): any depth of 1..4 verifies, and no LDS.
+TEST(KernelConfigTest, StagesWithoutLdsArePrefetchDepth) {
+  KernelConfig c;
+  for (int64_t stages : {2, 3, 4}) {
+    c.stages = stages;
+    EXPECT_EQ(verify(c), "");
+    EXPECT_EQ(c.ldsBytes(), 0);
+  }
+  c.stageW = Staging::PackedRegisters;
+  EXPECT_EQ(verify(c), "");
+  c.stages = 5;
+  EXPECT_EQ(verify(c), "stages must be in 1..4, got 5");
+}
+
 TEST(KernelConfigTest, LdsAsyncStagesAreWholeCopies) {
   // global_load_lds_dwordx4 fills 1024 LDS bytes per wave instruction: 32
   // padded rows of 128 + 16 bytes (4608) are not whole copies, 32 plain or

@@ -195,4 +195,12 @@ TEST(KernelDescriptorTest, GenericKernelRoundTripsWithItsArguments) {
   KernelConfig split = c;
   split.kSplits = 2;
   EXPECT_TRUE(verifyProblemConfig(p, split));
+  // Register prefetch needs a K loop whose trip count is compiled in: a
+  // run-time N alone is fine, a run-time K is not.
+  KernelConfig prefetch = c;
+  prefetch.stages = 2;
+  EXPECT_EQ(verifyProblemConfig(p, prefetch).value_or(""),
+            "a dynamic K cannot prefetch K tiles into registers (stages = 1)");
+  EXPECT_FALSE(
+      verifyProblemConfig(GemmProblem{kDynamicExtent, 1280}, prefetch));
 }

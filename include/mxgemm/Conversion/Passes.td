@@ -53,8 +53,9 @@ def ConvertMXGemmToAMDGPU : Pass<"convert-mxgemm-to-amdgpu"> {
     stores per lane, or, with a `staging` buffer, LDS writes, 16-byte LDS
     reads along output rows and `global_store_dwordx4`; rows at or past M
     are masked per lane in the last tile row (accumulators out of a K loop
-    of one trip first go through an empty asm with side effects, so that
-    LLVM cannot sink their MFMAs and scale operands under that mask);
+    of one trip, or of a kernel whose K loop `mxgemm-prefetch-registers`
+    will pipeline, first go through an empty asm with side effects, so
+    that LLVM cannot sink their MFMAs and scale operands under that mask);
     `mxgemm.copy_to_lds` becomes `amdgpu.gather_to_lds`
     (`global_load_lds_dwordx4`) or global loads + LDS stores;
     `mxgemm.wait_copies` becomes `amdgpu.memory_counter_wait`

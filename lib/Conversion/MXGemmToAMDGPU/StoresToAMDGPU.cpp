@@ -18,6 +18,8 @@
 #include "MfmaEmitter.h"
 #include "Patterns.h"
 
+#include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 using namespace mlir;
@@ -69,12 +71,19 @@ public:
     // the MFMA. At the start of each guarded path (a uniform branch) an
     // empty asm with side effects takes each quad, which keeps the MFMAs
     // above the guards; the unguarded path of whole tiles is unchanged
-    // (test/Emulator/single-k-tile.test).
+    // (test/Emulator/single-k-tile.test). A K loop that
+    // mxgemm-prefetch-registers will pipeline ends the same way: its last
+    // tile's MFMAs are peeled out of the loop into this block.
     Operation *accDef = adaptor.getAcc().getDefiningOp();
     auto loop = dyn_cast_or_null<scf::ForOp>(accDef);
     std::optional<APInt> trips =
         loop ? loop.getStaticTripCount() : std::nullopt;
-    const bool pinForGuards = accDef && (!loop || (trips && trips->isOne()));
+    auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+    const bool peeledLater =
+        kernel &&
+        prefetchesRegisters(kernel->getAttrOfType<ConfigAttr>(kConfigAttrName));
+    const bool pinForGuards =
+        accDef && (!loop || (trips && trips->isOne()) || peeledLater);
     std::vector<Value> pinned; // the quads pinned in the current block
     // Emits a guarded path, its quads pinned at its start when needed.
     auto guardedPath = [&](auto emit) {

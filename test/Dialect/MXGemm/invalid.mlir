@@ -100,11 +100,6 @@
 
 // -----
 
-// expected-error @+1 {{stages = 2 pipelines LDS buffers, but neither operand is staged through LDS}}
-#c = #mxgemm.config<stages = 2>
-
-// -----
-
 // expected-error @+1 {{schedule = pingpong needs 8 waves (two per SIMD) and split = 1, got 2 x 2 waves and split = 1}}
 #c = #mxgemm.config<stage_x = lds_async, stage_w = lds_async, stages = 3, schedule = pingpong>
 

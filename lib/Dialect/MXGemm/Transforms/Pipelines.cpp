@@ -36,6 +36,7 @@ void buildMXGemmToGFX950Pipeline(OpPassManager &pm,
   kernels.addPass(createMXGemmPipeline());
   kernels.addPass(createMXGemmStageStores());
   kernels.addPass(createConvertMXGemmToAMDGPU());
+  kernels.addPass(createMXGemmPrefetchRegisters());
   kernels.addPass(createMXGemmScheduleMfma());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());

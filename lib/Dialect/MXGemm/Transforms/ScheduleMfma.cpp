@@ -51,6 +51,77 @@ struct BlockSchedule {
   int64_t mfmas = 0, groupBarriers = 0;
 };
 
+/// Global load instructions of `op` (16 bytes each), 0 if it is none.
+int64_t globalLoadInstructions(Operation &op) {
+  if (auto load = dyn_cast<vector::LoadOp>(op);
+      load && !isWorkgroupMemory(load.getBase())) {
+    const int64_t bytes = load.getVectorType().getNumElements() *
+                          load.getVectorType().getElementTypeBitWidth() / 8;
+    return std::max<int64_t>(1, (bytes + 15) / 16);
+  }
+  if (auto load = dyn_cast<memref::LoadOp>(op);
+      load && !isWorkgroupMemory(load.getMemRef()))
+    return 1;
+  return 0;
+}
+
+/// A block of a kernel whose K loops mxgemm-prefetch-registers pipelined:
+/// the unrolled copies of a loop body, or the straight-line prologue and
+/// peeled epilogue, each issue the next tiles' global loads and then a
+/// tile's MFMAs. The groups keep that order run by run (one run: loads,
+/// then MFMAs), so that no copy's loads move below the MFMAs before them
+/// (they would wait a memory latency each) or above the MFMAs that free
+/// their registers (back-edge copies that wait for the loads). A
+/// scheduling region ends at control flow, so runs restart after any op
+/// with regions, and each region's groups follow its last MFMA.
+BlockSchedule schedulePrefetchedBlock(Block &block) {
+  struct Run {
+    int64_t vmemInstructions = 0, mfmas = 0;
+  };
+  BlockSchedule schedule;
+  SmallVector<Run> runs(1);
+  Operation *lastMfma = nullptr;
+  auto flush = [&]() {
+    if (lastMfma) {
+      OpBuilder b = OpBuilder::atBlockEnd(&block);
+      b.setInsertionPointAfter(lastMfma);
+      auto group = [&](int32_t mask, int64_t size) {
+        if (size <= 0)
+          return;
+        ROCDL::SchedGroupBarrier::create(
+            b, lastMfma->getLoc(), b.getI32IntegerAttr(mask),
+            b.getI32IntegerAttr(size), b.getI32IntegerAttr(0));
+        ++schedule.groupBarriers;
+      };
+      for (const Run &run : runs) {
+        group(kMaskVmemRead, run.vmemInstructions);
+        group(kMaskMfma, run.mfmas);
+        schedule.mfmas += run.mfmas;
+      }
+    }
+    runs.assign(1, Run());
+    lastMfma = nullptr;
+  };
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (op.getNumRegions() > 0) {
+      flush();
+      continue;
+    }
+    if (isa<amdgpu::ScaledMFMAOp>(op)) {
+      ++runs.back().mfmas;
+      lastMfma = &op;
+      continue;
+    }
+    if (int64_t instructions = globalLoadInstructions(op)) {
+      if (runs.back().mfmas > 0)
+        runs.emplace_back();
+      runs.back().vmemInstructions += instructions;
+    }
+  }
+  flush();
+  return schedule;
+}
+
 BlockSchedule scheduleBlock(Block &block, bool loadsFirst) {
   SmallVector<Operation *> mfmas;
   int64_t dsReads = 0, vmemReads = 0;
@@ -127,15 +198,23 @@ struct MXGemmScheduleMfmaPass
           config && config.getSchedule() == Schedule::LoadsFirst;
       bool enabled = force || loadsFirst ||
                      (config && config.getSchedule() == Schedule::Interleave);
-      if (!enabled)
-        return;
-      kernel.walk([&](scf::ForOp loop) {
-        BlockSchedule schedule = scheduleBlock(*loop.getBody(), loadsFirst);
+      const bool prefetching = prefetchesRegisters(config);
+      auto count = [&](const BlockSchedule &schedule) {
         if (schedule.mfmas == 0)
           return;
         ++numScheduledLoops;
         numScheduledMfmas += schedule.mfmas;
         numSchedGroupBarriers += schedule.groupBarriers;
+      };
+      kernel.walk([&](Block *block) {
+        auto loop = dyn_cast<scf::ForOp>(block->getParentOp());
+        // A prefetching kernel's K loops that could not be pipelined (fewer
+        // K tiles than stages) keep the usual order.
+        if (prefetching && (!loop || loop->hasAttr(kPrefetchedLoopAttrName) ||
+                            loop->hasAttr(kTileWalkAttrName)))
+          count(schedulePrefetchedBlock(*block));
+        else if (loop && enabled)
+          count(scheduleBlock(*block, loadsFirst));
       });
     });
   }

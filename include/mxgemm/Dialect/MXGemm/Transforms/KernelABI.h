@@ -23,6 +23,10 @@ constexpr llvm::StringLiteral kProblemAttrName = "mxgemm.problem";
 /// Marks the scf.for of a persistent kernel that walks its tiles (id, id +
 /// grid, ...); mxgemm-pipeline runs the LDS ring across its iterations.
 constexpr llvm::StringLiteral kTileWalkAttrName = "mxgemm.tile_walk";
+/// Marks a K loop that mxgemm-prefetch-registers pipelined and unrolled:
+/// its body is copies of (next tiles' loads, this tile's MFMAs), which
+/// mxgemm-schedule-mfma keeps in that order copy by copy.
+constexpr llvm::StringLiteral kPrefetchedLoopAttrName = "mxgemm.prefetched";
 
 /// Extent of the flat memrefs whose size depends on the runtime M. The
 /// bare-pointer convention needs static shapes; nothing reads this bound
@@ -37,6 +41,14 @@ struct KernelSignature {
   /// spelling, so that a reader of the IR sees the descriptor's names.
   DictionaryAttr problem;
 };
+
+/// True if a kernel of `config` has its K loops software-pipelined by
+/// mxgemm-prefetch-registers: no operand in LDS and stages >= 2.
+inline bool prefetchesRegisters(ConfigAttr config) {
+  return config && config.getStages() >= 2 &&
+         !contract::usesLds(toContract(config.getStageX())) &&
+         !contract::usesLds(toContract(config.getStageW()));
+}
 
 /// The kernel signature of one problem.
 KernelSignature getKernelSignature(MLIRContext *ctx, ScaledMatmulOp op);

@@ -1,8 +1,9 @@
 //===- Passes.td - mxgemm transformation passes ------------*- tablegen -*-===//
 //
 // The passes of the mxgemm-to-gfx950 pipeline that rewrite mxgemm IR
-// (docs/Design.md section 3), plus mxgemm-schedule-mfma, which orders what
-// convert-mxgemm-to-amdgpu (include/mxgemm/Conversion/Passes.td) emits; the
+// (docs/Design.md section 3), plus mxgemm-prefetch-registers and
+// mxgemm-schedule-mfma, which reshape what convert-mxgemm-to-amdgpu
+// (include/mxgemm/Conversion/Passes.td) emits; the
 // passes on ROCDL/LLVM-dialect IR are in include/mxgemm/Target/Passes.td.
 // Every pass's flag is its DEBUG_TYPE; every target-dependent pass takes
 // `chip`.
@@ -236,7 +237,12 @@ def MXGemmScheduleMfma : Pass<"mxgemm-schedule-mfma"> {
     `s_setprio` (it would bound the scheduling region): small-M kernels
     stream W from HBM, and left alone LLVM interleaves the loads with the
     MFMAs that consume them, so that only a few are in flight and a K tile
-    waits for several memory latencies instead of one. Data movement and arithmetic are
+    waits for several memory latencies instead of one. In kernels whose K
+    loops `mxgemm-prefetch-registers` pipelined (whatever `schedule` says),
+    every block with MFMAs (the unrolled loop body, the straight-line
+    prologue and epilogue) is ordered run by run, a run being the next
+    tiles' global loads and then a tile's MFMAs, with the groups after each
+    control-flow-free stretch's last MFMA. Data movement and arithmetic are
     unchanged; MFMA steps keep their K order (each accumulator block is a
     dependence chain). Runs after `convert-mxgemm-to-amdgpu`.
 
@@ -257,6 +263,39 @@ def MXGemmScheduleMfma : Pass<"mxgemm-schedule-mfma"> {
               "MFMAs placed by the sched-group barriers">
   ];
   let dependentDialects = ["::mlir::ROCDL::ROCDLDialect"];
+}
+
+def MXGemmPrefetchRegisters : Pass<"mxgemm-prefetch-registers"> {
+  let summary = "keep stages - 1 K tiles of register loads in flight in "
+                "kernels without an LDS ring (gfx950)";
+  let description = [{
+    For kernels whose config loads both operands straight into registers
+    (`stage_x = direct`, `stage_w = direct` or `packed_registers`) and says
+    `stages = s` with s >= 2, software-pipelines every K loop with MFMAs
+    using the upstream SCF pipeliner (`scf::pipelineForLoop`): the body's
+    global loads (operands and scales) and the arithmetic their addresses
+    need form stage 0, everything else stage s - 1. The loaded registers
+    are carried by the loop, the prologue issues the first s - 1 K tiles'
+    loads and the peeled epilogue runs the last tiles' MFMAs, so every
+    load and MFMA of the unpipelined loop runs exactly once, in the same
+    K order: the results are bit-identical. Without it a direct K loop
+    issues one K tile's loads and waits for all of them before the tile's
+    MFMAs, one memory latency per K tile (the small-M kernels that stream
+    W, docs/Design.md "Small M"). A loop with fewer K tiles than stages is
+    left as it is; a run-time K (a generic kernel) is an error. Runs after
+    `convert-mxgemm-to-amdgpu`, before `mxgemm-schedule-mfma`, whose
+    `loads_first` order then puts the next tile's loads ahead of this
+    tile's MFMAs.
+
+    Example: `mxgemm-opt --mxgemm-to-gfx950` on a config with
+    `stage_x = direct, stage_w = direct, stages = 2`, or
+    `mxgemm-opt --convert-mxgemm-to-amdgpu --mxgemm-prefetch-registers in.mlir`.
+  }];
+  let statistics = [
+    Statistic<"numPipelinedLoops", "num-pipelined-loops",
+              "K loops software-pipelined">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
 def MXGemmRaiseScaledContractions
