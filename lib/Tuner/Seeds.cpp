@@ -1,6 +1,7 @@
 //===- Seeds.cpp - the first population of mxgemm-tune --------------------===//
 
 #include "mxgemm/Tuner/Seeds.h"
+#include "mxgemm/Tuner/SearchSpace.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -29,16 +30,33 @@ std::string tileName(const char *kind, const KernelConfig &c) {
     s += " k_splits " + std::to_string(c.kSplits);
   if (c.schedule == Schedule::LoadsFirst)
     s += " loads_first";
+  if (c.stages > 1 && !stagedThroughLds(c))
+    s += " stages " + std::to_string(c.stages);
   return s;
 }
 
+/// `c`, and `c` with 2 and 3 stages where its K loop (of a kernel without
+/// an LDS ring) has the K tiles to pipeline: register prefetch, one or two
+/// K tiles of loads in flight during a K tile's MFMAs.
+void withPrefetch(const char *kind, KernelConfig c, int64_t k,
+                  std::vector<SeedStructure> &out) {
+  out.push_back({tileName(kind, c), c});
+  const int64_t trips = llvm::divideCeil(k / c.kSplits, c.tileK);
+  for (int64_t stages : {2, 3})
+    if (trips >= stages) {
+      c.stages = stages;
+      out.push_back({tileName(kind, c), c});
+    }
+}
+
 /// `c`, and `c` with every global load of a K tile issued before its MFMAs
-/// (direct loads from HBM at small M: one memory latency per K tile).
-void withLoadsFirst(const char *kind, KernelConfig c,
+/// (direct loads from HBM at small M: one memory latency per K tile), with
+/// and without register prefetch.
+void withLoadsFirst(const char *kind, KernelConfig c, int64_t k,
                     std::vector<SeedStructure> &out) {
   out.push_back({tileName(kind, c), c});
   c.schedule = Schedule::LoadsFirst;
-  out.push_back({tileName(kind, c), c});
+  withPrefetch(kind, c, k, out);
 }
 
 KernelConfig direct(Tile t, int64_t tileK, MfmaShape mfma) {
@@ -110,14 +128,14 @@ void rowMajor(const contract::GemmProblem &p, int64_t m, int64_t cus,
                     {{32, 32, 2, 1}, {32, 64, 2, 2}, {64, 64, 2, 2}});
     for (Tile t : shapes) {
       KernelConfig c = direct(t, tk, MfmaShape::M16N16K128);
-      withLoadsFirst("decode", c, out);
+      withLoadsFirst("decode", c, k, out);
       // Split-K when N alone gives too few workgroups to stream W from
       // every CU (an FP32 workspace and a second launch).
       for (int64_t splits : {2, 4})
         if (k % (splits * tk) == 0 &&
             int64_t(llvm::divideCeil(n, t.n)) < 2 * cus) {
           c.kSplits = splits;
-          withLoadsFirst("decode", c, out);
+          withLoadsFirst("decode", c, k, out);
         }
     }
     return;
@@ -134,11 +152,11 @@ void rowMajor(const contract::GemmProblem &p, int64_t m, int64_t cus,
       if (m > 256 && t.m * t.n < 64 * 128)
         continue;
       KernelConfig c = direct(t, tk, MfmaShape::M16N16K128);
-      withLoadsFirst("direct", c, out);
+      withLoadsFirst("direct", c, k, out);
       const int64_t tiles = llvm::divideCeil(m, t.m) * llvm::divideCeil(n, t.n);
       for (int64_t splits : fillingSplits(k, tk, tiles, cus)) {
         c.kSplits = splits;
-        withLoadsFirst("direct", c, out);
+        withLoadsFirst("direct", c, k, out);
       }
     }
     KernelConfig staged = direct({64, 128, 1, 4}, 128, MfmaShape::M32N32K64);
@@ -183,7 +201,7 @@ void panels(const contract::GemmProblem &p, int64_t m, int64_t cus,
     for (Tile t : shapes) {
       KernelConfig c = direct(t, tk, MfmaShape::M32N32K64);
       c.stageW = Staging::PackedRegisters;
-      out.push_back({tileName("decode panels", c), c});
+      withPrefetch("decode panels", c, p.k, out);
       // Split-K when the tile columns alone leave most CUs idle: every
       // segment count up to 16 that cuts K into whole K tiles (K = 5120
       // in 512-element tiles splits 2, 5 or 10 ways, not 4 or 8).
@@ -191,7 +209,7 @@ void panels(const contract::GemmProblem &p, int64_t m, int64_t cus,
       for (int64_t splits = 2; splits <= 16 && columns < 2 * cus; ++splits)
         if (p.k % (splits * tk) == 0 && columns * splits <= 8 * cus) {
           c.kSplits = splits;
-          out.push_back({tileName("decode panels", c), c});
+          withPrefetch("decode panels", c, p.k, out);
         }
     }
     return;
@@ -204,7 +222,7 @@ void panels(const contract::GemmProblem &p, int64_t m, int64_t cus,
     for (Tile t : shapes) {
       KernelConfig c = direct(t, 128, MfmaShape::M32N32K64);
       c.stageW = Staging::PackedRegisters;
-      out.push_back({tileName("direct panels", c), c});
+      withPrefetch("direct panels", c, p.k, out);
       // Split-K with the longest whole K tile, as for decode.
       if (!tk)
         continue;
@@ -213,7 +231,7 @@ void panels(const contract::GemmProblem &p, int64_t m, int64_t cus,
           llvm::divideCeil(m, t.m) * llvm::divideCeil(p.n, t.n);
       for (int64_t splits : fillingSplits(p.k, tk, tiles, cus)) {
         c.kSplits = splits;
-        out.push_back({tileName("direct panels", c), c});
+        withPrefetch("direct panels", c, p.k, out);
       }
     }
     for (Tile t : {Tile{64, 128, 1, 4}, Tile{64, 256, 1, 4}}) {

@@ -67,7 +67,7 @@ def structure(cfg, base):
              "waves %(waves_m)sx%(waves_n)s" % cfg, cfg["mfma"],
              "X:%(stage_x)s W:%(stage_w)s" % cfg]
     differs = lambda *fields: any(cfg[f] != base[f] for f in fields)
-    if differs("stage_x", "stage_w"):
+    if differs("stage_x", "stage_w", "stages"):
         parts.append("%(stages)s stages %(lds_layout)s" % cfg)
     if differs("schedule"):
         parts.append("sched " + cfg["schedule"])
