@@ -98,6 +98,10 @@ bool KernelConfig::operator==(const KernelConfig &o) const {
          kSplits == o.kSplits && persistent == o.persistent;
 }
 
+bool KernelConfig::prefetchesRegisters() const {
+  return stages > 1 && !usesLds(stageX) && !usesLds(stageW);
+}
+
 int64_t KernelConfig::ldsBytes() const {
   int64_t rows = 0;
   if (usesLds(stageX))

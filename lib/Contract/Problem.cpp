@@ -100,9 +100,9 @@ ErrorMessage contract::verifyProblemConfig(const GemmProblem &p,
                          "(only direct loads mask every N and K edge)");
     if (c.splitsK())
       return std::string("a dynamic N or K cannot be split (k_splits = 1)");
-    // Register prefetch (stages >= 2 without LDS) pipelines a K loop of a
-    // trip count known when the kernel is compiled.
-    if (p.dynamicK() && c.stages > 1)
+    // Register prefetch pipelines a K loop of a trip count known when the
+    // kernel is compiled.
+    if (p.dynamicK() && c.prefetchesRegisters())
       return std::string("a dynamic K cannot prefetch K tiles into "
                          "registers (stages = 1)");
     if (c.groupM != 1 || c.groupN != 0 || c.xcdRemap)

@@ -1,7 +1,6 @@
 //===- Seeds.cpp - the first population of mxgemm-tune --------------------===//
 
 #include "mxgemm/Tuner/Seeds.h"
-#include "mxgemm/Tuner/SearchSpace.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -30,7 +29,7 @@ std::string tileName(const char *kind, const KernelConfig &c) {
     s += " k_splits " + std::to_string(c.kSplits);
   if (c.schedule == Schedule::LoadsFirst)
     s += " loads_first";
-  if (c.stages > 1 && !stagedThroughLds(c))
+  if (c.prefetchesRegisters())
     s += " stages " + std::to_string(c.stages);
   return s;
 }

@@ -123,6 +123,10 @@ struct KernelConfig {
   bool isPersistent() const { return persistent > 0; }
   /// True if W is read from pre-packed MFMA panels.
   bool readsWeightPanels() const { return stageW == Staging::PackedRegisters; }
+  /// True if the K loop keeps stages - 1 K tiles of register loads in
+  /// flight (mxgemm-prefetch-registers): stages above 1 and no operand
+  /// staged through LDS (with one, stages is the ring's depth).
+  bool prefetchesRegisters() const;
 };
 
 /// True if `staging` goes through an LDS ring.

@@ -19,6 +19,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweredLoads.h"
+
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
 
@@ -40,21 +42,6 @@ namespace mxgemm {
 
 namespace {
 
-bool isGlobalRead(Operation *op) {
-  Value base;
-  if (auto load = dyn_cast<vector::LoadOp>(op))
-    base = load.getBase();
-  else if (auto load = dyn_cast<memref::LoadOp>(op))
-    base = load.getMemRef();
-  else
-    return false;
-  auto type = dyn_cast<MemRefType>(base.getType());
-  auto space =
-      type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace())
-           : nullptr;
-  return !space || space.getValue() == gpu::AddressSpace::Global;
-}
-
 /// True if `loop` is a K loop with MFMAs: the loops this pass pipelines.
 bool isMfmaLoop(scf::ForOp loop) {
   return llvm::any_of(*loop.getBody(), [](Operation &op) {
@@ -71,7 +58,9 @@ void scheduleLoadsAhead(scf::ForOp loop, unsigned lastStage,
   SmallVector<Operation *> work;
   for (Operation &op : body.without_terminator()) {
     bool reads = false;
-    op.walk([&](Operation *nested) { reads |= isGlobalRead(nested); });
+    op.walk([&](Operation *nested) {
+      reads |= globalLoadInstructions(*nested) > 0;
+    });
     if (reads)
       work.push_back(&op);
   }

@@ -16,6 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LoweredLoads.h"
+
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
 
@@ -38,32 +40,10 @@ constexpr int32_t kMaskMfma = 0x8;
 constexpr int32_t kMaskVmemRead = 0x20;
 constexpr int32_t kMaskDsRead = 0x100;
 
-bool isWorkgroupMemory(Value memref) {
-  auto type = dyn_cast<MemRefType>(memref.getType());
-  auto space =
-      type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace())
-           : nullptr;
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
-}
-
 /// What ordering one block emitted, for the pass statistics.
 struct BlockSchedule {
   int64_t mfmas = 0, groupBarriers = 0;
 };
-
-/// Global load instructions of `op` (16 bytes each), 0 if it is none.
-int64_t globalLoadInstructions(Operation &op) {
-  if (auto load = dyn_cast<vector::LoadOp>(op);
-      load && !isWorkgroupMemory(load.getBase())) {
-    const int64_t bytes = load.getVectorType().getNumElements() *
-                          load.getVectorType().getElementTypeBitWidth() / 8;
-    return std::max<int64_t>(1, (bytes + 15) / 16);
-  }
-  if (auto load = dyn_cast<memref::LoadOp>(op);
-      load && !isWorkgroupMemory(load.getMemRef()))
-    return 1;
-  return 0;
-}
 
 /// A block of a kernel whose K loops mxgemm-prefetch-registers pipelined:
 /// the unrolled copies of a loop body, or the straight-line prologue and
@@ -129,18 +109,9 @@ BlockSchedule scheduleBlock(Block &block, bool loadsFirst) {
   for (Operation &op : block) {
     if (isa<amdgpu::ScaledMFMAOp>(op)) {
       mfmas.push_back(&op);
-    } else if (auto load = dyn_cast<vector::LoadOp>(op)) {
-      const bool lds = isWorkgroupMemory(load.getBase());
-      ++(lds ? dsReads : vmemReads);
-      // A load wider than 16 bytes is several instructions.
-      const int64_t bytes = load.getVectorType().getNumElements() *
-                            load.getVectorType().getElementTypeBitWidth() / 8;
-      (lds ? dsInstructions : vmemInstructions) +=
-          std::max<int64_t>(1, (bytes + 15) / 16);
-    } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      const bool lds = isWorkgroupMemory(load.getMemRef());
-      ++(lds ? dsReads : vmemReads);
-      ++(lds ? dsInstructions : vmemInstructions);
+    } else if (std::optional<LoweredLoad> load = classifyLoad(op)) {
+      ++(load->lds ? dsReads : vmemReads);
+      (load->lds ? dsInstructions : vmemInstructions) += load->instructions;
     }
   }
   if (mfmas.empty())

@@ -42,12 +42,10 @@ struct KernelSignature {
   DictionaryAttr problem;
 };
 
-/// True if a kernel of `config` has its K loops software-pipelined by
-/// mxgemm-prefetch-registers: no operand in LDS and stages >= 2.
+/// True if a kernel of `config` (null: none) has its K loops pipelined by
+/// mxgemm-prefetch-registers (contract::KernelConfig::prefetchesRegisters).
 inline bool prefetchesRegisters(ConfigAttr config) {
-  return config && config.getStages() >= 2 &&
-         !contract::usesLds(toContract(config.getStageX())) &&
-         !contract::usesLds(toContract(config.getStageW()));
+  return config && config.getKernelConfig().prefetchesRegisters();
 }
 
 /// The kernel signature of one problem.
