@@ -1,6 +1,7 @@
 //===- mxgemm-emu.cpp - run gfx950 code objects on the emulator -----------===//
 //
 // Thin driver over the emulator library: `dump` prints what the loader read,
+// `loops` what each loop of the code issues per iteration,
 // `run` launches any kernel from a textual launch description
 // (Emulator/LaunchSpec.h), `gemm` (the default) runs a compiled mxgemm kernel
 // as its kernel descriptor says and checks Y bit for bit against the CPU
@@ -13,6 +14,7 @@
 #include "mxgemm/Contract/KernelDescriptor.h"
 #include "mxgemm/Emulator/GemmRun.h"
 #include "mxgemm/Emulator/LaunchSpec.h"
+#include "mxgemm/Emulator/LoopSummary.h"
 #include "mxgemm/Emulator/QuantizeRun.h"
 #include "mxgemm/Support/Tool.h"
 
@@ -30,6 +32,9 @@ using namespace mxgemm::emu;
 static cl::OptionCategory category("mxgemm-emu options");
 static cl::SubCommand dumpCmd("dump", "print the kernels, descriptors and "
                                       "metadata the loader read");
+static cl::SubCommand loopsCmd("loops",
+                               "print what each loop of the code issues per "
+                               "iteration (static counts)");
 static cl::SubCommand runCmd("run", "launch any kernel from a textual "
                                     "description of its buffers and arguments");
 static cl::SubCommand gemmCmd("gemm", "run a compiled mxgemm kernel on random "
@@ -38,13 +43,15 @@ static cl::SubCommand quantizeCmd("quantize",
                                   "run a compiled mxgemm.quantize kernel on "
                                   "generated data and check it");
 #define ALL_SUBS                                                               \
-  cl::sub(dumpCmd), cl::sub(runCmd), cl::sub(gemmCmd), cl::sub(quantizeCmd),   \
-      cl::sub(cl::SubCommand::getTopLevel())
+  cl::sub(dumpCmd), cl::sub(loopsCmd), cl::sub(runCmd), cl::sub(gemmCmd),      \
+      cl::sub(quantizeCmd), cl::sub(cl::SubCommand::getTopLevel())
 #define LAUNCH_SUBS cl::sub(runCmd), cl::sub(gemmCmd), cl::sub(quantizeCmd)
 #define GEMM_SUBS cl::sub(gemmCmd)
 
 static cl::opt<std::string> codeObject(cl::Positional, cl::desc("<K.hsaco>"),
                                        ALL_SUBS, cl::cat(category));
+static cl::opt<bool> loopsJson("json", cl::desc("print the loops as JSON"),
+                               cl::sub(loopsCmd), cl::cat(category));
 // Launch options of run and gemm.
 static cl::opt<std::string> kernel("kernel", cl::desc("kernel to run"),
                                    LAUNCH_SUBS, cl::cat(category));
@@ -402,12 +409,14 @@ int main(int argc, char **argv) {
   // `gemm` is the default: `mxgemm-emu K.hsaco --sidecar ...`.
   SmallVector<const char *> argList(argv, argv + argc);
   if (argc > 1 && !StringRef(argv[1]).starts_with("-") &&
-      !is_contained({"dump", "run", "gemm", "quantize"}, StringRef(argv[1])))
+      !is_contained({"dump", "loops", "run", "gemm", "quantize"},
+                    StringRef(argv[1])))
     argList.insert(argList.begin() + 1, "gemm");
   if (!cl::ParseCommandLineOptions(
           argList.size(), argList.data(),
           "mxgemm gfx950 emulator\n\n"
           "  mxgemm-emu dump K.hsaco\n"
+          "  mxgemm-emu loops K.hsaco [--json]\n"
           "  mxgemm-emu run K.hsaco --buf o=512 --arg buf:o --print o:u32:4\n"
           "  mxgemm-emu [gemm] K.hsaco --sidecar K.hsaco.json --m 200\n"
           "  mxgemm-emu quantize Q.hsaco --in bf16 --format e4m3 --m 33 --k "
@@ -421,6 +430,14 @@ int main(int argc, char **argv) {
     return fail(co.takeError(), ExitIO);
   if (dumpCmd) {
     outs() << (*co)->dump();
+    return ExitSuccess;
+  }
+  if (loopsCmd) {
+    std::vector<LoopSummary> loops = summarizeLoops(**co);
+    if (loopsJson)
+      printLoopSummariesJson(outs(), loops);
+    else
+      printLoopSummaries(outs(), loops);
     return ExitSuccess;
   }
   if (runCmd)
