@@ -109,6 +109,11 @@ public:
   std::vector<std::string> text; // printed instruction per index
 };
 
+/// The vmcnt field of an s_waitcnt immediate (gfx9: bits 3:0 and 15:14).
+inline uint32_t waitcntVmcnt(uint32_t imm) {
+  return (imm & 0xf) | ((imm >> 14) & 3) << 4;
+}
+
 /// Decode `.text`; `textAddress` is its virtual address (branch targets).
 llvm::Error decodeProgram(llvm::ArrayRef<uint8_t> text, uint64_t textAddress,
                           Program &program);

@@ -21,15 +21,6 @@
 using namespace llvm;
 using namespace mxgemm::emu;
 
-namespace {
-
-/// The vmcnt field of an s_waitcnt immediate (gfx9: bits 3:0 and 15:14).
-uint32_t waitVmcnt(uint32_t imm) {
-  return (imm & 0xf) | ((imm >> 14) & 3) << 4;
-}
-
-} // namespace
-
 std::vector<LoopSummary> mxgemm::emu::summarizeLoops(const CodeObject &object) {
   const Program &program = object.program();
   // Target instruction index -> index of its last backward branch.
@@ -63,12 +54,11 @@ std::vector<LoopSummary> mxgemm::emu::summarizeLoops(const CodeObject &object) {
       const Inst &inst = program.insts[i];
       StringRef text = StringRef(program.text[i]).trim();
       ++loop.instructions;
-      ++loop.classes[inst.cls < NumInstClasses ? unsigned(inst.cls)
-                                               : unsigned(ClassValu)];
+      ++loop.classes[inst.cls];
       if (text.starts_with("s_waitcnt ")) {
         ++loop.waits;
         loop.vmcntZeroWaits +=
-            inst.numImms > 0 && waitVmcnt(uint32_t(inst.imms[0])) == 0;
+            inst.numImms > 0 && waitcntVmcnt(uint32_t(inst.imms[0])) == 0;
       } else if (text.starts_with("s_barrier")) {
         ++loop.barriers;
       } else if (text.starts_with("s_nop")) {

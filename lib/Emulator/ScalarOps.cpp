@@ -543,7 +543,7 @@ Status barrier(ExecContext &ctx, Wave &w, const Inst &) {
 
 Status waitcnt(ExecContext &ctx, Wave &w, const Inst &I) {
   uint32_t imm = uint32_t(I.imms[0]);
-  uint32_t vm = (imm & 0xf) | (((imm >> 14) & 3) << 4);
+  uint32_t vm = waitcntVmcnt(imm);
   uint32_t lgkm = (imm >> 8) & 0xf;
   if (w.vmIssued - w.vmRetired > vm)
     w.vmRetired = w.vmIssued - vm;
