@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The kernel report of the case table (issue 15's per-case report): for
 every family and M of the case table, the tuning database's entry that
-serves that M (the one `mxgemm-compile --config=auto --m M` chooses), its predicted figures (the database's own full simulation:
-time, TFLOPS, MFMA utilisation, grid efficiency, limiter), its resources
+serves that M (the one `mxgemm-compile --config=auto --m M` chooses), its
+predicted figures (the database's own full simulation: time, TFLOPS, MFMA utilisation, grid efficiency, limiter), its resources
 from the kernel descriptor (VGPRs, AGPRs, spills, LDS) and a summary of its
 K loop from the code object (`mxgemm-emu loops`: MFMAs against other
 instructions, waits and barriers per iteration, static counts). Every time
