@@ -1,85 +1,76 @@
 """Tuning data loaded at run time (Context.load_library, the C API's
 mxgemm_context_load_library): a directory in the layout `mxgemm-tune
---export` writes, assembled from the embedded fused_qkv kernel with an M
-range (1..100000) above the embedded ones (1..65536)."""
+--export` writes (conftest.write_library), here the embedded index_query
+kernel with an M range (1..100000) above the embedded ones (1..65536).
+conftest's panel_ctx loads compiled kernels that read MFMA panels the same
+way."""
 
-import hashlib
-import json
 import os
 
 import pytest
 
 import mxgemm
 
-from conftest import facade_path
+from conftest import facade_path, tuning_entry, write_library
 
-REPO = os.path.join(os.path.dirname(__file__), "..", "..")
+N, K = 4096, 1280  # index_query
 
 
-def _export(directory, m_range=(1, 100000)):
+def _export(directory, ctx, m_range=(1, 100000)):
     """Writes the directory; returns it."""
-    code = mxgemm.kernel_code_object("fused_qkv")
-    descriptor = mxgemm.kernel_descriptor("fused_qkv")
-    with open(os.path.join(REPO, "tuning", "gfx950.json")) as f:
-        db = json.load(f)
-    entry = next(e for e in db["entries"] if e["name"] == "fused_qkv")
-    entry["m_range"] = list(m_range)
-    db["entries"] = [entry]
-    config = mxgemm.plan(8193, 1792, 5120, ctx=mxgemm.Context(
-        hip_library=facade_path()), w_layout="mfma_panels").config
-    manifest = {"format": "mxgemm-tune-export", "version": 1,
-                "database": "db.json",
-                "kernels": [{"name": "fused_qkv", "kernel": "mxgemm_fused_qkv",
-                             "code_object": "k.hsaco",
-                             "descriptor": "k.hsaco.json",
-                             "sha256": hashlib.sha256(code).hexdigest(),
-                             "m_range": list(m_range), "n": 1792, "k": 5120,
-                             "config": config}]}
-    os.makedirs(directory, mode=0o755)
-    for name, data in [("k.hsaco", code),
-                       ("k.hsaco.json", json.dumps(descriptor).encode()),
-                       ("db.json", json.dumps(db).encode()),
-                       ("manifest.json", json.dumps(manifest).encode())]:
-        with open(os.path.join(directory, name), "wb") as f:
-            f.write(data)
-        os.chmod(os.path.join(directory, name), 0o644)
-    return str(directory)
+    code = mxgemm.kernel_code_object("index_query")
+    descriptor = mxgemm.kernel_descriptor("index_query")
+    entry = tuning_entry("index_query", descriptor, m_range)
+    return write_library(directory, [(entry, code, descriptor)], ctx)
 
 
-def test_loaded_library_serves_its_keys(tmp_path):
-    if not os.path.exists(facade_path()):
-        pytest.skip("HIP facade not built")
-    directory = _export(tmp_path / "lib")
-    ctx = mxgemm.Context(hip_library=facade_path())
-    before = mxgemm.plan(70000, 1792, 5120, ctx=ctx, w_layout="mfma_panels")
+def _w_layout():
+    """The W layout the embedded index_query kernel reads."""
+    return next(k["w_layout"] for k in mxgemm.kernels()
+                if k["entry"] == "index_query")
+
+
+def _fresh_context():
+    c = mxgemm.Context(hip_library=facade_path())
+    # Else a generic kernel serves M above the tuned entries' ranges.
+    c.set_generic(False)
+    return c
+
+
+def test_loaded_library_serves_its_keys(ctx, tmp_path):
+    directory = _export(tmp_path / "lib", ctx)
+    c, lay = _fresh_context(), _w_layout()
+    before = mxgemm.plan(70000, N, K, ctx=c, w_layout=lay)
     assert not before.eligible and before.reason == "M_OUT_OF_RANGE"
     assert before.kind == "none"
-    assert mxgemm.plan(8193, 1792, 5120, ctx=ctx,
-                       w_layout="mfma_panels").kind == "embedded"
-    ctx.load_library(directory)
-    after = mxgemm.plan(70000, 1792, 5120, ctx=ctx, w_layout="mfma_panels")
+    assert mxgemm.plan(8193, N, K, ctx=c, w_layout=lay).kind == "embedded"
+    c.load_library(directory)
+    after = mxgemm.plan(70000, N, K, ctx=c, w_layout=lay)
     assert after.eligible and after.kind == "library"
-    assert after.entry == "fused_qkv" and after.m_range == (1, 100000)
+    assert after.entry == "index_query" and after.m_range == (1, 100000)
+    assert after.kernel == "mxgemm_index_query" and after.w_layout == lay
+    # The library's entry serves its whole key, ahead of the embedded and
+    # the generic kernels.
+    assert mxgemm.plan(8193, N, K, ctx=c, w_layout=lay).kind == "library"
+    c.set_generic(True)
+    assert mxgemm.plan(70000, N, K, ctx=c, w_layout=lay).kind == "library"
 
 
-def test_refused_library_leaves_the_context_as_it_was(tmp_path):
-    if not os.path.exists(facade_path()):
-        pytest.skip("HIP facade not built")
-    directory = _export(tmp_path / "lib")
+def test_refused_library_leaves_the_context_as_it_was(ctx, tmp_path):
+    directory = _export(tmp_path / "lib", ctx)
     os.chmod(directory, 0o777)
-    ctx = mxgemm.Context(hip_library=facade_path())
+    c, lay = _fresh_context(), _w_layout()
     with pytest.raises(mxgemm.InvalidArgument, match="writable by others"):
-        ctx.load_library(directory)
-    assert mxgemm.plan(70000, 1792, 5120, ctx=ctx,
-                       w_layout="mfma_panels").reason == "M_OUT_OF_RANGE"
+        c.load_library(directory)
+    assert mxgemm.plan(70000, N, K, ctx=c,
+                       w_layout=lay).reason == "M_OUT_OF_RANGE"
     os.chmod(directory, 0o755)
-    with open(os.path.join(directory, "k.hsaco"), "r+b") as f:
+    with open(os.path.join(directory, "index_query.hsaco"), "r+b") as f:
         f.seek(100)
         f.write(b"\xff")
     with pytest.raises(mxgemm.InvalidArgument, match="the manifest says"):
-        ctx.load_library(directory)
-    assert mxgemm.plan(70000, 1792, 5120, ctx=ctx,
-                       w_layout="mfma_panels").kind == "none"
+        c.load_library(directory)
+    assert mxgemm.plan(70000, N, K, ctx=c, w_layout=lay).kind == "none"
 
 
 def test_jit_serves_a_shape_without_a_kernel(tmp_path, monkeypatch):

@@ -50,11 +50,18 @@ def test_descriptor_plan_refuses_what_the_runtime_refuses():
         mxgemm.descriptor_plan({"kernel": "k"}, 128)
 
 
-# index_query's kernel reads W row-major, fused_qkv's packed MFMA panels.
+# index_query's embedded kernel reads W row-major; conftest's compiled panel
+# kernels (one per MFMA shape) read packed MFMA panels.
 @pytest.mark.parametrize("entry,layout", [("index_query", "row_major"),
-                                          ("fused_qkv", "mfma_panels")])
-def test_loaded_kernel_runs_bit_exact_on_the_facade(ctx, entry, layout):
-    code, d = _embedded(entry)
+                                          ("m32n32k64", "mfma_panels"),
+                                          ("m16n16k128", "mfma_panels")])
+def test_loaded_kernel_runs_bit_exact_on_the_facade(ctx, request, entry,
+                                                    layout):
+    if layout == "mfma_panels":
+        row = request.getfixturevalue("panel_library").kernels[entry]
+        code, d = row["code"], row["descriptor"]
+    else:
+        code, d = _embedded(entry)
     k = mxgemm.LoadedKernel(code, d, ctx=ctx)
     m, n, kk = 300, d["problem"]["n"], d["problem"]["k"]
     plan = k.plan(m)

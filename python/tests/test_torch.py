@@ -1,6 +1,7 @@
 """mxgemm.torch: the torch.library operators on Debian's torch (CPU).
 
-The runtime path runs the embedded kernels on the emulator's HIP facade
+The runtime path runs the embedded kernels, and conftest's compiled kernels
+that read MFMA panels (a loaded library), on the emulator's HIP facade
 (sampled workgroups, MXGEMM_EMU_WORKGROUPS) and is compared bit for bit with
 the operators' CPU reference path; the reference path itself is checked
 against the independent NumPy oracle of python/tests/oracle.py. Which path
@@ -26,6 +27,22 @@ def on_facade(ctx):
     mt.set_context(ctx)
     mt.reset_counters()
     yield ctx
+    mt.set_context(None)
+
+
+@pytest.fixture
+def panel_facade(panel_ctx, panel_library, monkeypatch):
+    """on_facade with conftest's panel kernels (a key per MFMA shape) loaded.
+    mxgemm.torch learns a key's W layout (pack_weights, weight_layout, the
+    reference path's unpacking) from mxgemm.kernels(), the embedded kernels
+    only, and the production database need not have a panel kernel: its
+    table lists the loaded ones too, as the rows mxgemm.kernels() would
+    give them embedded."""
+    monkeypatch.setattr(mt, "_kernels_cache", [
+        mxgemm.kernels() + list(panel_library.kernels.values())])
+    mt.set_context(panel_ctx)
+    mt.reset_counters()
+    yield panel_ctx
     mt.set_context(None)
 
 
@@ -229,31 +246,54 @@ def _tile(p, wg, m):
     return slice(r, min(r + p.program_tile_m, m)), slice(c, c + p.tile_n)
 
 
-def _reference_tile(x, xs, w, ws, rows, cols):
+def _reference_tile(x, xs, w, ws, rows, cols, whole_w=False):
     """The operators' own reference path on one output tile (a smaller
-    problem: rows of X, rows of W and their 32x32 scale blocks)."""
+    problem: rows of X, rows of W and their 32x32 scale blocks). whole_w:
+    all of W (a small one), so the problem keeps the key of W and the
+    reference steps K as the key's kernel does (a part of W is a key
+    without a kernel: the default K step, 64)."""
     previous = mt.set_context(False)
     try:
-        y = mt.scaled_mm(x[rows].contiguous(), xs[rows].contiguous(),
-                         w[cols].contiguous(),
-                         ws[cols.start // 32:cols.stop // 32].contiguous())
+        if whole_w:
+            y = mt.scaled_mm(x[rows].contiguous(), xs[rows].contiguous(),
+                             w, ws)[:, cols]
+        else:
+            y = mt.scaled_mm(x[rows].contiguous(), xs[rows].contiguous(),
+                             w[cols].contiguous(),
+                             ws[cols.start // 32:cols.stop // 32]
+                             .contiguous())
     finally:
         mt.set_context(previous)
     assert mt.last_path().path == "reference"
     return y
 
 
-@pytest.mark.parametrize("n,k", [(1792, 5120),   # fused_qkv: MFMA panels
-                                 (4096, 1280)])  # index_query: row-major W
-def test_runtime_path_is_bit_exact_with_the_reference(on_facade, monkeypatch,
-                                                      n, k):
-    m = 8193
+def _panel_key(request, mfma):
+    """(context, N, K) of conftest's panel kernel of `mfma`, seen by
+    mxgemm.torch (the panel_facade fixture)."""
+    facade = request.getfixturevalue("panel_facade")
+    row = request.getfixturevalue("panel_library").kernels[mfma]
+    return facade, row["n"], row["k"]
+
+
+@pytest.mark.parametrize("key", ["m32n32k64", "m16n16k128",  # MFMA panels
+                                 "index_query"])  # row-major W
+def test_runtime_path_is_bit_exact_with_the_reference(request, monkeypatch,
+                                                      key):
+    if key == "index_query":
+        facade = request.getfixturevalue("on_facade")
+        m, n, k = 8193, 4096, 1280
+    else:
+        facade, n, k = _panel_key(request, key)
+        m = 300  # the panel kernels serve M 1..4096
     x, xs, w, ws = _random_operands(21, m, n, k)
     wk, layout = mt.pack_weights(w)
     assert layout == mt.weight_layout(n, k)
+    if key != "index_query":
+        assert layout == "mfma_panels"
     assert (wk is w) == (layout == "row_major")
-    p = mxgemm.plan(m, n, k, ctx=on_facade, w_layout=layout)
-    assert p.eligible
+    p = mxgemm.plan(m, n, k, ctx=facade, w_layout=layout)
+    assert p.eligible and p.w_layout == layout
     sampled = [p.grid[0] - 1] if k > 2048 else [0, p.grid[0] - 1]
     monkeypatch.setenv("MXGEMM_EMU_WORKGROUPS",
                        ",".join(map(str, sampled)))
@@ -265,7 +305,8 @@ def test_runtime_path_is_bit_exact_with_the_reference(on_facade, monkeypatch,
     assert mt.counters()[("scaled_mm", "runtime")] == 1
     tiles = [_tile(p, wg, m) for wg in sampled]
     for rows, cols in tiles:
-        ref = _reference_tile(x, xs, w, ws, rows, cols)
+        ref = _reference_tile(x, xs, w, ws, rows, cols,
+                              whole_w=key != "index_query")
         assert torch.equal(_bits(y[rows, cols]), _bits(ref))
     # Outputs of workgroups that did not run are left NaN, not stale memory.
     r, c = m // 2, n // 2
@@ -307,23 +348,27 @@ def test_scaled_mm_takes_row_major_views(request, path):
         mt.set_context(None)
 
 
-def _pack_launches(ctx):
-    """Launches of the runtime's m32n32k64 packing kernel on the facade."""
+def _pack_launches(ctx, mfma):
+    """Launches of the runtime's packing kernel for `mfma` on the facade."""
     count = ctypes.CDLL(ctx.hip_library).mxgemmEmuLaunchCount
     count.argtypes, count.restype = [ctypes.c_char_p], ctypes.c_ulonglong
-    return count(b"mxgemm_pack_panels_32")
+    return count(b"mxgemm_pack_panels_" +
+                 {"m32n32k64": b"32", "m16n16k128": b"16"}[mfma])
 
 
-def test_packed_weights_on_the_reference_path(on_facade):
+@pytest.mark.parametrize("mfma", ["m32n32k64", "m16n16k128"])
+def test_packed_weights_on_the_reference_path(request, mfma):
     # A packed W is put back in row-major order by the reference path:
     # a problem the runtime declines (FP32 output) gives the row-major
     # result.
-    n, k = 1792, 5120  # fused_qkv: its kernel reads MFMA panels
+    on_facade, n, k = _panel_key(request, mfma)  # a kernel reading panels
     x, xs, w, ws = _random_operands(31, 64, n, k)
-    before = _pack_launches(on_facade)
+    before = _pack_launches(on_facade, mfma)
     wk, layout = mt.pack_weights(w)
     assert layout == "mfma_panels" and mt.last_path().path == "runtime"
-    assert _pack_launches(on_facade) == before + 1  # the packing kernel
+    assert _pack_launches(on_facade, mfma) == before + 1  # the packing kernel
+    assert torch.equal(wk, torch.from_numpy(
+        mxgemm.pack_weight_panels(w.numpy(), mfma)))
     assert not torch.equal(wk, w)
     mt.set_context(False)
     assert torch.equal(mt.pack_weights(w)[0], wk)  # the host packer
@@ -405,7 +450,7 @@ def test_other_bad_arguments():
 
 
 def test_linear_takes_mxgemm_when_eligible_and_the_fallback_otherwise(
-        on_facade, monkeypatch):
+        request, monkeypatch):
     calls = []
 
     def fallback(x, x_scale, weight, weight_scale, out_dtype):
@@ -413,8 +458,10 @@ def test_linear_takes_mxgemm_when_eligible_and_the_fallback_otherwise(
         return torch.zeros(x.shape[0], weight.shape[0], dtype=out_dtype)
 
     linear = mt.make_mxfp8_linear(fallback)
-    n, k = 1792, 5120  # fused_qkv: its kernel reads MFMA panels
-    x, xs, w, ws = _random_operands(41, 8193, n, k)
+    # A kernel that reads MFMA panels.
+    on_facade, n, k = _panel_key(request, "m32n32k64")
+    m = 300
+    x, xs, w, ws = _random_operands(41, m, n, k)
     # Eligible: row-major W for a kernel that reads panels is packed once.
     monkeypatch.setenv("MXGEMM_EMU_WORKGROUPS", "0")
     y = linear(x, xs, w, ws, torch.bfloat16)
@@ -424,9 +471,9 @@ def test_linear_takes_mxgemm_when_eligible_and_the_fallback_otherwise(
     assert mt.counters()[("pack_weights", "runtime")] == 1
     assert dict(linear.counts) == {"mxgemm": 2, "fallback": 0}
     assert calls == []
-    p = mxgemm.plan(8193, n, k, ctx=on_facade, w_layout="mfma_panels")
-    rows, cols = _tile(p, 0, 8193)
-    ref = _reference_tile(x, xs, w, ws, rows, cols)
+    p = mxgemm.plan(m, n, k, ctx=on_facade, w_layout="mfma_panels")
+    rows, cols = _tile(p, 0, m)
+    ref = _reference_tile(x, xs, w, ws, rows, cols, whole_w=True)
     assert torch.equal(_bits(y[rows, cols]), _bits(ref))
     assert torch.equal(_bits(y2[rows, cols]), _bits(ref))
     # Ineligible: FP32 out, no tuned (N, K) with generic kernels off (the
@@ -459,6 +506,27 @@ def test_linear_takes_mxgemm_when_eligible_and_the_fallback_otherwise(
     with pytest.raises(ValueError, match="x_scale must be"):
         linear(x, xs[:, :7].contiguous(), w, ws, torch.bfloat16)
     assert linear.counts["fallback"] == 2
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "mxgemm.torch takes W layouts from mxgemm.kernels(), the embedded "
+    "kernels only: for a panel kernel it does not list (a loaded library, "
+    "JIT) make_mxfp8_linear passes row-major W as w_layout='mfma_panels'"))
+def test_linear_on_a_panel_kernel_torch_does_not_list(panel_ctx,
+                                                      panel_library):
+    # panel_facade without its table entry: what a loaded library gives.
+    row = panel_library.kernels["m32n32k64"]
+    m, n, k = 64, row["n"], row["k"]
+    x, xs, w, ws = _random_operands(47, m, n, k)
+    linear = mt.make_mxfp8_linear(lambda *a: pytest.fail("fallback ran"))
+    mt.set_context(panel_ctx)
+    try:
+        y = linear(x, xs, w, ws, torch.bfloat16)
+        assert mt.last_path()[:3] == ("scaled_mm", "runtime", "NONE")
+    finally:
+        mt.set_context(None)
+    ref = _reference_tile(x, xs, w, ws, slice(0, m), slice(0, n))
+    assert torch.equal(_bits(y), _bits(ref))
 
 
 @pytest.mark.skipif(not hasattr(torch, "float8_e4m3fn"),

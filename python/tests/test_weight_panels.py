@@ -4,8 +4,10 @@ NumPy's pack_weight_panels against the formula of WeightPanels.h and hand
 computed bytes of docs/Design.md section 9's B operand; the shim's
 mxgemm_pack_weights against it byte for byte (its packing kernel out of
 place, also under workgroup selection; the host path in place); GEMMs of
-an embedded panel kernel on the facade; layout mismatches refused without a
-launch.
+panel kernels on the facade; layout mismatches refused without a launch.
+The panel kernels are conftest's PANEL_KERNELS (one per MFMA shape),
+compiled and served through a loaded library (panel_ctx): the production
+database need not have a kernel that reads panels.
 """
 
 import ctypes
@@ -98,21 +100,17 @@ def test_pack_weight_panels_keeps_dtype_and_rejects_bad_shapes():
 # Through the runtime shim
 # --------------------------------------------------------------------------
 
-def _kernels_by_layout(layout):
-    # Tuned entries (the generic kernels, N = K = 0, serve any key).
-    return [k for k in mxgemm.kernels()
-            if k["w_layout"] == layout and k["n"]]
-
-
-def _kernel_or_skip(layout):
-    """The embedded kernel reading W in `layout` that is cheapest to run on
-    the emulator (smallest K, then N)."""
-    ks = _kernels_by_layout(layout)
-    if not ks:
-        pytest.skip("no embedded kernel reads %s W (no tuning-database entry "
-                    "has stage_w %s packed_registers)" % (
-                        layout, "=" if layout == "mfma_panels" else "!="))
+def _row_major_kernel():
+    """The embedded kernel reading row-major W that is cheapest to run on
+    the emulator (smallest K, then N). Tuned entries only: the generic
+    kernels (N = K = 0) serve any key."""
+    ks = [k for k in mxgemm.kernels() if k["w_layout"] == "row_major" and
+          k["n"]]
+    assert ks, "no embedded tuned kernel reads row-major W"
     return min(ks, key=lambda e: (e["k"], e["n"]))
+
+
+PANEL_MFMAS = ["m32n32k64", "m16n16k128"]
 
 
 def _mfma(plan):
@@ -142,7 +140,7 @@ def test_kernels_report_their_weight_layout():
 def test_layout_mismatch_is_decided_before_hip():
     # No HIP: the layout rule is a shape-level rule, reported anyway.
     c = mxgemm.Context(hip_library="/nonexistent/libamdhip64.so")
-    k = _kernel_or_skip("row_major")
+    k = _row_major_kernel()
     p = mxgemm.plan(k["m_range"][0], k["n"], k["k"], ctx=c,
                     w_layout="mfma_panels")
     assert p.status == "NOT_ELIGIBLE" and p.reason == "PACKED_WEIGHTS"
@@ -152,7 +150,7 @@ def test_layout_mismatch_is_decided_before_hip():
 
 
 def test_pack_weights_of_a_row_major_kernel_is_not_supported(ctx):
-    k = _kernel_or_skip("row_major")
+    k = _row_major_kernel()
     w = np.zeros((k["n"], k["k"]), np.uint8)
     with pytest.raises(mxgemm.NotSupported) as e:
         mxgemm.pack_weights(w, ctx=ctx)
@@ -196,7 +194,7 @@ def _raw_gemm_untouched(ctx, entry, w_layout):
 
 
 def test_panel_weights_on_a_row_major_kernel_are_refused(ctx):
-    entry = _kernel_or_skip("row_major")
+    entry = _row_major_kernel()
     # Control: with the kernel's own layout it launches and Y changes.
     assert _raw_gemm_untouched(ctx, entry, "row_major") == \
         ("OK", "NONE", False)
@@ -211,16 +209,24 @@ def test_panel_weights_on_a_row_major_kernel_are_refused(ctx):
     assert e.value.reason == "PACKED_WEIGHTS"
 
 
-def test_row_major_weights_on_a_panel_kernel_are_refused(ctx):
-    entry = _kernel_or_skip("mfma_panels")
-    assert _raw_gemm_untouched(ctx, entry, "row_major") == \
+@pytest.mark.parametrize("mfma", PANEL_MFMAS)
+def test_row_major_weights_on_a_panel_kernel_are_refused(panel_ctx,
+                                                         panel_library,
+                                                         mfma):
+    entry = panel_library.kernels[mfma]
+    # Control: with the kernel's own layout it launches and Y changes.
+    assert _raw_gemm_untouched(panel_ctx, entry, "mfma_panels") == \
+        ("OK", "NONE", False)
+    assert _raw_gemm_untouched(panel_ctx, entry, "row_major") == \
         ("NOT_ELIGIBLE", "PACKED_WEIGHTS", True)
-    p = mxgemm.plan(entry["m_range"][0], entry["n"], entry["k"], ctx=ctx)
+    p = mxgemm.plan(entry["m_range"][0], entry["n"], entry["k"],
+                    ctx=panel_ctx)
     assert p.reason == "PACKED_WEIGHTS" and "mxgemm_pack_weights" in p.message
-    p = mxgemm.plan(entry["m_range"][0], entry["n"], entry["k"], ctx=ctx,
-                    w_layout="mfma_panels")
+    p = mxgemm.plan(entry["m_range"][0], entry["n"], entry["k"],
+                    ctx=panel_ctx, w_layout="mfma_panels")
     assert p.eligible and p.w_layout == "mfma_panels"
-    assert p.kernel == entry["kernel"]
+    assert p.kernel == entry["kernel"] and p.kind == "library"
+    assert _mfma(p) == mfma
 
 
 def _fp64_reference(x, xs, w, ws, rows, cols):
@@ -229,13 +235,16 @@ def _fp64_reference(x, xs, w, ws, rows, cols):
     return xv @ wv.astype(np.float64).T
 
 
-@pytest.fixture(scope="module")
-def panel_problem(ctx):
-    """The embedded panel kernel's smallest M, quantized random operands
-    with a different scale per block (section 9: one uniform scale cannot
-    tell operand layouts apart)."""
-    entry = _kernel_or_skip("mfma_panels")
-    m, n, k = entry["m_range"][0], entry["n"], entry["k"]
+@pytest.fixture(scope="module", params=PANEL_MFMAS)
+def panel_problem(panel_ctx, panel_library, request):
+    """A panel kernel of each MFMA shape at an M of two tile rows, the
+    second partial, and quantized random operands with a different scale
+    per block (section 9: one uniform scale cannot tell operand layouts
+    apart)."""
+    entry = panel_library.kernels[request.param]
+    n, k = entry["n"], entry["k"]
+    tile_m = entry["descriptor"]["grid"]["program_tile_m"]
+    m = tile_m + 2
     rng = np.random.default_rng(11)
     xf = rng.standard_normal((m, k)).astype(np.float32)
     wf = rng.standard_normal((n, k)).astype(np.float32)
@@ -243,12 +252,14 @@ def panel_problem(ctx):
     wf *= np.exp2(rng.integers(-4, 4, (n, k // 32))).repeat(32, 1)
     x, xs = mxgemm.quantize_mx(xf)
     w, ws = mxgemm.quantize_mx(wf, granularity="block32x32")
-    p = mxgemm.plan(m, n, k, ctx=ctx, w_layout="mfma_panels")
+    p = mxgemm.plan(m, n, k, ctx=panel_ctx, w_layout="mfma_panels")
     assert p.eligible, p.message
+    assert p.kernel == entry["kernel"] and _mfma(p) == request.param
     return entry, p, (x, xs, w, ws)
 
 
-def test_pack_weights_matches_numpy_byte_for_byte(ctx, panel_problem):
+def test_pack_weights_matches_numpy_byte_for_byte(panel_ctx, panel_problem):
+    ctx = panel_ctx
     entry, p, (x, xs, w, ws) = panel_problem
     before = _launches(ctx, _pack_kernel(p))
     packed = mxgemm.pack_weights(w, m=p.m_range[0], ctx=ctx)
@@ -256,12 +267,13 @@ def test_pack_weights_matches_numpy_byte_for_byte(ctx, panel_problem):
     assert packed.shape == w.shape and packed.dtype == np.uint8
     assert np.array_equal(packed, mxgemm.pack_weight_panels(w, _mfma(p)))
     assert not np.array_equal(packed, w)
-    # m=None picks the key's M range: the same bytes.
+    # m=None picks an M of the key: the same bytes.
     assert np.array_equal(mxgemm.pack_weights(w, ctx=ctx), packed)
 
 
 def test_pack_weights_packs_all_of_w_under_workgroup_selection(
-        ctx, panel_problem, monkeypatch):
+        panel_ctx, panel_problem, monkeypatch):
+    ctx = panel_ctx
     # A GEMM test runs only some workgroups of each launch; the packing
     # kernel is exempt (HipFacade.h), so the whole W is packed anyway.
     entry, p, (x, xs, w, ws) = panel_problem
@@ -272,7 +284,9 @@ def test_pack_weights_packs_all_of_w_under_workgroup_selection(
     assert np.array_equal(packed, mxgemm.pack_weight_panels(w, _mfma(p)))
 
 
-def test_gemm_with_packed_weights_matches_reference(ctx, panel_problem):
+def test_gemm_with_packed_weights_matches_reference(panel_ctx,
+                                                    panel_problem):
+    ctx = panel_ctx
     entry, p, (x, xs, w, ws) = panel_problem
     m, n = x.shape[0], w.shape[0]
     last = p.grid[0] - 1
@@ -390,7 +404,8 @@ class _DevBuf:
         return self.ptr
 
 
-def test_device_pack_and_gemm(ctx, panel_problem):
+def test_device_pack_and_gemm(panel_ctx, panel_problem):
+    ctx = panel_ctx
     entry, p, (x, xs, w, ws) = panel_problem
     (m, k), n = x.shape, w.shape[0]
     r, c = mxgemm.workgroup_tile(p, 0)

@@ -2,7 +2,9 @@
 //
 // A compiled kernel launched through the runtime: the code object and
 // descriptor of an embedded kernel stand in for mxgemm-compile's output
-// (test/Runtime/mxgemm-run-kernel.test uses a freshly compiled one). What
+// (test/Runtime/mxgemm-run-kernel.test uses a freshly compiled one): the
+// test database's `panels` entry, linked against libmxgemm_runtime_testdb
+// because the production database has no panel kernel (TestDb.h). What
 // must be refused before HIP sees it (a corrupted code object, a tampered
 // descriptor, an image that is not the kernel's), what a launch must be
 // given (the kernel's problem), the handle lifecycle, and a launch on the
@@ -12,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FacadeTestUtil.h"
+#include "TestDb.h"
 
 #include "mxgemm/Contract/Digest.h"
 #include "mxgemm/Contract/WeightPanels.h"
@@ -29,26 +32,10 @@ namespace contract = mxgemm::contract;
 
 constexpr const char *kMissingHip = "/nonexistent/libamdhip64.so";
 
-/// The code object and descriptor of the embedded `fused_qkv` kernel
-/// (N = 1792, K = 5120, packed W).
-struct Material {
-  std::vector<uint8_t> code;
-  std::string descriptor;
-  Material() {
-    for (size_t i = 0; i < mxgemm_kernel_count(); ++i) {
-      mxgemm_kernel_info info;
-      EXPECT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
-      if (std::strcmp(info.entry, "fused_qkv") != 0)
-        continue;
-      const void *data;
-      size_t bytes;
-      EXPECT_EQ(mxgemm_kernel_code_object(i, &data, &bytes), MXGEMM_STATUS_OK);
-      code.assign(static_cast<const uint8_t *>(data),
-                  static_cast<const uint8_t *>(data) + bytes);
-      descriptor = mxgemm_kernel_descriptor(i);
-    }
-    EXPECT_FALSE(code.empty());
-  }
+/// The code object and descriptor of the test database's `panels` kernel
+/// (N = 512, K = 256, W packed in MFMA panels).
+struct Material : EmbeddedKernel {
+  Material() : EmbeddedKernel("panels") {}
   /// The descriptor with its code_object_sha256 replaced by that of `bytes`
   /// (so that the next check, the ELF walk, sees an edited image).
   std::string rehashed(const std::vector<uint8_t> &bytes) const {
@@ -149,7 +136,7 @@ TEST(LoadedKernel, TamperedDescriptorIsRefused) {
        Material::replaced(m.descriptor, "\"group_m\": 8", "\"group_m\": 4"),
        "kernel descriptor: grid disagrees with the problem and config"},
       {"N edited",
-       Material::replaced(m.descriptor, "\"n\": 1792", "\"n\": 8192"),
+       Material::replaced(m.descriptor, "\"n\": 512", "\"n\": 8192"),
        "kernel descriptor: grid disagrees"},
       {"another chip",
        Material::replaced(m.descriptor, "\"chip\": \"gfx950\"",
@@ -183,7 +170,7 @@ TEST(LoadedKernel, TamperedDescriptorIsRefused) {
        "40-byte kernarg segment"},
       // The hash matches, but the image defines another kernel.
       {"another kernel name",
-       Material::replaced(m.descriptor, "\"kernel\": \"mxgemm_fused_qkv\"",
+       Material::replaced(m.descriptor, "\"kernel\": \"mxgemm_panels\"",
                           "\"kernel\": \"mxgemm_wq_b\""),
        "code object: defines no kernel 'mxgemm_wq_b'"},
   };
@@ -304,60 +291,55 @@ struct Loaded {
   }
 };
 
-mxgemm_problem fusedQkv(int64_t m) {
-  mxgemm_problem p;
-  mxgemm_problem_init(&p, m, 1792, 5120);
-  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
-  return p;
-}
-
 TEST(LoadedKernel, PlanIsTheEmbeddedKernelsPlan) {
   REQUIRE_FACADE();
   Material m;
   Context c;
   Loaded k(c.ctx, m);
   ASSERT_NE(k.kernel, nullptr);
-  mxgemm_problem p = fusedQkv(9199);
+  mxgemm_problem p = panelsProblem(4096);
   mxgemm_plan loaded, embedded;
   ASSERT_EQ(mxgemm_kernel_query(c.ctx, k.kernel, &p, &loaded), MXGEMM_STATUS_OK)
       << loaded.message;
   ASSERT_EQ(mxgemm_query(c.ctx, &p, &embedded), MXGEMM_STATUS_OK);
-  EXPECT_STREQ(loaded.kernel, "mxgemm_fused_qkv");
+  EXPECT_STREQ(loaded.kernel, "mxgemm_panels");
   EXPECT_STREQ(loaded.config, embedded.config);
   EXPECT_STREQ(loaded.entry, "");
   EXPECT_STREQ(loaded.note, "");
   EXPECT_EQ(loaded.grid_x, embedded.grid_x);
-  EXPECT_EQ(loaded.grid_x, 72u * 7u);
+  EXPECT_EQ(loaded.grid_x, 32u * 2u);
   EXPECT_EQ(loaded.block_x, embedded.block_x);
   EXPECT_EQ(loaded.k_step, 64u);
   EXPECT_EQ(loaded.program_tile_m, 128u);
-  EXPECT_EQ(loaded.num_tiles_n, 7u);
+  EXPECT_EQ(loaded.num_tiles_n, 2u);
   EXPECT_EQ(loaded.group_m, embedded.group_m);
   EXPECT_EQ(loaded.xcd_remap, 1u);
   EXPECT_EQ(loaded.w_layout, MXGEMM_WEIGHTS_MFMA_PANELS);
   EXPECT_EQ(loaded.m_min, 1);
   EXPECT_EQ(loaded.m_max, 2147483647);
-  // Outside the database's M range, the loaded kernel still serves.
-  p.m = 1;
+  // Outside the database's M range (1..4096), the loaded kernel still
+  // serves.
+  p.m = 4097;
+  EXPECT_EQ(mxgemm_query(c.ctx, &p, &embedded), MXGEMM_STATUS_NOT_ELIGIBLE);
   ASSERT_EQ(mxgemm_kernel_query(c.ctx, k.kernel, &p, &loaded), MXGEMM_STATUS_OK)
       << loaded.message;
-  EXPECT_EQ(loaded.grid_x, 7u);
+  EXPECT_EQ(loaded.grid_x, 33u * 2u);
 }
 
 // mxgemm_descriptor_query: the plan from the descriptor alone (no context,
 // no HIP, no code object) is the embedded kernel's plan, by the same rules.
 TEST(LoadedKernel, DescriptorQueryNeedsNoContext) {
   Material m;
-  mxgemm_problem p = fusedQkv(9199);
+  mxgemm_problem p = panelsProblem(4096);
   mxgemm_plan plan;
   ASSERT_EQ(mxgemm_descriptor_query(m.descriptor.c_str(), &p, &plan),
             MXGEMM_STATUS_OK)
       << plan.message;
-  EXPECT_EQ(plan.grid_x, 72u * 7u);
+  EXPECT_EQ(plan.grid_x, 32u * 2u);
   EXPECT_EQ(plan.block_x, 256u);
   EXPECT_EQ(plan.k_step, 64u);
   EXPECT_EQ(plan.program_tile_m, 128u);
-  EXPECT_EQ(plan.num_tiles_n, 7u);
+  EXPECT_EQ(plan.num_tiles_n, 2u);
   EXPECT_EQ(plan.group_m, 8u);
   EXPECT_EQ(plan.xcd_remap, 1u);
   EXPECT_EQ(plan.w_layout, MXGEMM_WEIGHTS_MFMA_PANELS);
@@ -370,7 +352,7 @@ TEST(LoadedKernel, DescriptorQueryNeedsNoContext) {
   p.m = 1;
   ASSERT_EQ(mxgemm_descriptor_query(m.descriptor.c_str(), &p, &plan),
             MXGEMM_STATUS_OK);
-  EXPECT_EQ(plan.grid_x, 7u);
+  EXPECT_EQ(plan.grid_x, 2u);
 
   // The kernel's problem is required; M is an i32.
   p.n = 8192;
@@ -378,13 +360,13 @@ TEST(LoadedKernel, DescriptorQueryNeedsNoContext) {
             MXGEMM_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(std::strstr(mxgemm_last_error(), "does not match kernel"), nullptr)
       << mxgemm_last_error();
-  p = fusedQkv(int64_t(1) << 31);
+  p = panelsProblem(int64_t(1) << 31);
   EXPECT_EQ(mxgemm_descriptor_query(m.descriptor.c_str(), &p, &plan),
             MXGEMM_STATUS_NOT_ELIGIBLE);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_M_OUT_OF_RANGE);
 
   // A descriptor that does not parse or is inconsistent, NULLs.
-  p = fusedQkv(9199);
+  p = panelsProblem(4096);
   const std::string edited =
       Material::replaced(m.descriptor, "\"group_m\": 8", "\"group_m\": 4");
   EXPECT_EQ(mxgemm_descriptor_query(edited.c_str(), &p, &plan),
@@ -412,19 +394,20 @@ TEST(LoadedKernel, LaunchMatchesReference) {
   Loaded k(c.ctx, m);
   ASSERT_NE(k.kernel, nullptr);
   // M = 300: three tile rows, the last a partial one (44 rows).
-  Problem prob(300, 1792, 5120, 5);
+  Problem prob(300, kPanelsN, kPanelsK, 5);
   prob.p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
   mxgemm_plan plan;
   ASSERT_EQ(mxgemm_kernel_query(c.ctx, k.kernel, &prob.p, &plan),
             MXGEMM_STATUS_OK)
       << plan.message;
-  ASSERT_EQ(plan.grid_x, 21u);
+  ASSERT_EQ(plan.grid_x, 3u * 2u);
   // W packed on the host with the contract's layout.
   std::vector<uint8_t> panels(prob.w.data.size());
-  contract::packWeightPanels(prob.w.data.data(), panels.data(), 1792, 5120, 32);
+  contract::packWeightPanels(prob.w.data.data(), panels.data(), kPanelsN,
+                             kPanelsK, 32);
   DeviceBuffer x(c.ctx, prob.x.data), xs(c.ctx, prob.x.scales),
       w(c.ctx, panels), ws(c.ctx, prob.w.scales);
-  const size_t yBytes = size_t(300) * 1792 * 2;
+  const size_t yBytes = size_t(300) * kPanelsN * 2;
   DeviceBuffer y(c.ctx, yBytes);
   ASSERT_EQ(mxgemm_device_memset(c.ctx, y.ptr, 0xff, yBytes), MXGEMM_STATUS_OK);
   // Workgroup 0, two of the partial last tile row (rows 256..299) and one
@@ -489,28 +472,28 @@ TEST(LoadedKernel, MismatchedProblemIsRefused) {
     mxgemm_reason reason;
     const char *message;
   } cases[] = {
-      {"N", [](mxgemm_problem &p) { p.n = 5120; },
+      {"N", [](mxgemm_problem &p) { p.n = 1024; },
        MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE,
-       "the problem (N = 5120, K = 5120) does not match kernel "
-       "'mxgemm_fused_qkv', compiled for N = 1792, K = 5120"},
+       "the problem (N = 1024, K = 256) does not match kernel "
+       "'mxgemm_panels', compiled for N = 512, K = 256"},
       {"K", [](mxgemm_problem &p) { p.k = 1152; },
        MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE, "K = 1152"},
       {"W format", [](mxgemm_problem &p) { p.w_type = MXGEMM_DTYPE_E5M2; },
        MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE,
        "the problem's formats (x e4m3, w e5m2, out bf16) do not match kernel "
-       "'mxgemm_fused_qkv', compiled for x e4m3, w e4m3, out bf16"},
+       "'mxgemm_panels', compiled for x e4m3, w e4m3, out bf16"},
       {"output", [](mxgemm_problem &p) { p.out_type = MXGEMM_DTYPE_F32; },
        MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE, "out f32"},
       {"scale kind",
        [](mxgemm_problem &p) { p.w_scale = MXGEMM_SCALE_PER_ROW; },
        MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE,
        "the problem's w_scale (per_row) does not match kernel "
-       "'mxgemm_fused_qkv', compiled for block32x32"},
+       "'mxgemm_panels', compiled for block32x32"},
       {"W layout",
        [](mxgemm_problem &p) { p.w_layout = MXGEMM_WEIGHTS_ROW_MAJOR; },
        MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE,
        "the problem's w_layout (row_major) does not match kernel "
-       "'mxgemm_fused_qkv', which reads mfma_panels"},
+       "'mxgemm_panels', which reads mfma_panels"},
       {"M = 0", [](mxgemm_problem &p) { p.m = 0; },
        MXGEMM_STATUS_INVALID_ARGUMENT, MXGEMM_REASON_NONE,
        "M, N and K must be positive"},
@@ -523,7 +506,7 @@ TEST(LoadedKernel, MismatchedProblemIsRefused) {
        "X is not contiguous"},
   };
   for (const auto &tc : cases) {
-    mxgemm_problem p = fusedQkv(1000);
+    mxgemm_problem p = panelsProblem(1000);
     tc.edit(p);
     mxgemm_plan plan;
     EXPECT_EQ(mxgemm_kernel_query(c.ctx, k.kernel, &p, &plan), tc.status)
@@ -540,7 +523,7 @@ TEST(LoadedKernel, MismatchedProblemIsRefused) {
         << tc.what << ": " << mxgemm_last_error();
   }
   // Pointer rules of the launch.
-  mxgemm_problem p = fusedQkv(1000);
+  mxgemm_problem p = panelsProblem(1000);
   mxgemm_plan plan;
   mxgemm_tensors misaligned{base, base, base, base + 8, base};
   EXPECT_EQ(
@@ -565,7 +548,7 @@ TEST(LoadedKernel, HandleLifecycle) {
   REQUIRE_FACADE();
   Material m;
   Context a, b;
-  mxgemm_problem p = fusedQkv(1000);
+  mxgemm_problem p = panelsProblem(1000);
   mxgemm_plan plan;
   mxgemm_loaded_kernel *kernel = nullptr;
   ASSERT_EQ(mxgemm_kernel_load(a.ctx, m.code.data(), m.code.size(),
@@ -633,7 +616,7 @@ TEST(LoadedKernel, DryRunPacksButDoesNotLaunch) {
   Context c(/*strict=*/0, /*dryRun=*/1);
   Loaded k(c.ctx, m);
   ASSERT_NE(k.kernel, nullptr);
-  mxgemm_problem p = fusedQkv(1000);
+  mxgemm_problem p = panelsProblem(1000);
   // Plausible aligned addresses; nothing is launched, so nothing is read.
   mxgemm_tensors t{reinterpret_cast<const void *>(0x10000),
                    reinterpret_cast<const void *>(0x20000),
@@ -644,7 +627,7 @@ TEST(LoadedKernel, DryRunPacksButDoesNotLaunch) {
   EXPECT_EQ(mxgemm_kernel_launch(c.ctx, k.kernel, &p, &t, nullptr, &plan),
             MXGEMM_STATUS_OK)
       << plan.message;
-  EXPECT_EQ(plan.grid_x, 8u * 7u);
+  EXPECT_EQ(plan.grid_x, 8u * 2u);
 }
 
 TEST(LoadedKernel, DeviceAndHipFailuresAreMessages) {
@@ -656,12 +639,12 @@ TEST(LoadedKernel, DeviceAndHipFailuresAreMessages) {
     const char *message;
   } cases[] = {
       {"arch", MXGEMM_STATUS_NOT_ELIGIBLE,
-       "has compute capability 9.4; kernel 'mxgemm_fused_qkv' is for "
+       "has compute capability 9.4; kernel 'mxgemm_panels' is for "
        "gfx950 (9.5)"},
       {"code_object", MXGEMM_STATUS_HIP_ERROR,
-       "hipModuleLoadData(mxgemm_fused_qkv): "},
+       "hipModuleLoadData(mxgemm_panels): "},
       {"function", MXGEMM_STATUS_HIP_ERROR,
-       "hipModuleGetFunction(mxgemm_fused_qkv): "},
+       "hipModuleGetFunction(mxgemm_panels): "},
   };
   for (const auto &t : cases) {
     ::setenv("MXGEMM_RUNTIME_FAULT", t.fault, 1);
@@ -680,11 +663,11 @@ TEST(LoadedKernel, DeviceAndHipFailuresAreMessages) {
   ::setenv("MXGEMM_RUNTIME_FAULT", "function", 1);
   Context c;
   ::unsetenv("MXGEMM_RUNTIME_FAULT");
-  mxgemm_problem p = fusedQkv(9000);
+  mxgemm_problem p = panelsProblem(1000);
   mxgemm_plan plan;
   EXPECT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_NOT_ELIGIBLE);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_CODE_OBJECT_LOAD);
-  EXPECT_TRUE(contains(plan.message, "hipModuleGetFunction(mxgemm_fused_qkv)"))
+  EXPECT_TRUE(contains(plan.message, "hipModuleGetFunction(mxgemm_panels)"))
       << plan.message;
 }
 

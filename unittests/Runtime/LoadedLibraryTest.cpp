@@ -1,9 +1,11 @@
 //===- LoadedLibraryTest.cpp - mxgemm_context_load_library ----------------===//
 //
 // A directory in the layout `mxgemm-tune --export` writes, assembled from
-// the embedded fused_qkv kernel (code object and descriptor) with a tuning
-// database whose M range (1..100000) reaches above the embedded ones
-// (1..65536): a query at M = 70000 shows which kind served it. What must
+// the test database's embedded `panels` kernel (code object and
+// descriptor; linked against libmxgemm_runtime_testdb because the
+// production database has no panel kernel, TestDb.h) with a tuning
+// database whose M range (1..100000) reaches above the embedded one
+// (1..4096): a query at M = 5000 shows which kind served it. What must
 // be refused, with the context left as it was (a corrupted code object, a
 // hash that is not the manifest's or the descriptor's, another chip, a
 // directory or file others can write, a symbolic link); precedence over
@@ -14,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FacadeTestUtil.h"
+#include "TestDb.h"
 
 #include "mxgemm/Contract/Digest.h"
 #include "mxgemm/Contract/KernelDescriptor.h"
@@ -31,28 +34,14 @@ using namespace mxgemm::testing;
 namespace contract = mxgemm::contract;
 
 /// The files of an exported directory, editable before they are written.
-struct Export {
-  std::vector<uint8_t> code;
-  std::string descriptor, database, manifest;
+struct Export : EmbeddedKernel {
+  std::string database, manifest;
   std::string sha;
   int64_t mMin = 1, mMax = 100000;
   /// Directories written, removed with the object.
   mutable std::vector<std::string> written;
 
-  Export() {
-    for (size_t i = 0; i < mxgemm_kernel_count(); ++i) {
-      mxgemm_kernel_info info;
-      EXPECT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
-      if (std::strcmp(info.entry, "fused_qkv") != 0)
-        continue;
-      const void *data;
-      size_t bytes;
-      EXPECT_EQ(mxgemm_kernel_code_object(i, &data, &bytes), MXGEMM_STATUS_OK);
-      code.assign(static_cast<const uint8_t *>(data),
-                  static_cast<const uint8_t *>(data) + bytes);
-      descriptor = mxgemm_kernel_descriptor(i);
-    }
-    EXPECT_FALSE(code.empty());
+  Export() : EmbeddedKernel("panels") {
     sha = contract::sha256Hex(code.data(), code.size());
     rebuild();
   }
@@ -66,7 +55,7 @@ struct Export {
     ASSERT_FALSE(contract::KernelDescriptor::parse(descriptor, d));
     contract::TuningDatabase db;
     contract::TuningEntry e;
-    e.name = "fused_qkv";
+    e.name = "panels";
     e.arch = "gfx950";
     e.problem = d.problem;
     e.config = d.config;
@@ -76,12 +65,11 @@ struct Export {
     database = db.toJson("LoadedLibraryTest");
     manifest = R"({"format": "mxgemm-tune-export", "version": 1,
   "target_hash": "", "database": "db.json", "kernels": [
-  {"name": "fused_qkv", "kernel": "mxgemm_fused_qkv",
-   "code_object": "fused_qkv.hsaco", "descriptor": "fused_qkv.hsaco.json",
+  {"name": "panels", "kernel": "mxgemm_panels",
+   "code_object": "panels.hsaco", "descriptor": "panels.hsaco.json",
    "sha256": ")" +
                sha + R"(", "m_range": [)" + std::to_string(mMin) + ", " +
-               std::to_string(mMax) +
-               R"(], "n": 1792, "k": 5120, "config": ")" +
+               std::to_string(mMax) + R"(], "n": 512, "k": 256, "config": ")" +
                contract::formatConfigBody(d.config) + R"("}]})";
   }
   /// Writes the directory (mode 0755, files 0644) and returns its path.
@@ -99,8 +87,8 @@ struct Export {
           .write(static_cast<const char *>(data), std::streamsize(size));
       EXPECT_EQ(::chmod(path.c_str(), 0644), 0);
     };
-    put("fused_qkv.hsaco", code.data(), code.size());
-    put("fused_qkv.hsaco.json", descriptor.data(), descriptor.size());
+    put("panels.hsaco", code.data(), code.size());
+    put("panels.hsaco.json", descriptor.data(), descriptor.size());
     put("db.json", database.data(), database.size());
     put("manifest.json", manifest.data(), manifest.size());
     return dir;
@@ -116,19 +104,16 @@ std::string replaced(std::string text, const std::string &from,
   return text;
 }
 
-/// The plan of fused_qkv at `m` (W packed, as its kernel reads it).
+/// The plan of the `panels` key at `m` (W packed, as its kernel reads it).
 mxgemm_plan planAt(mxgemm_context *ctx, int64_t m) {
-  mxgemm_problem p;
-  mxgemm_problem_init(&p, m, 1792, 5120);
-  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
+  mxgemm_problem p = panelsProblem(m);
   mxgemm_plan plan;
   mxgemm_query(ctx, &p, &plan);
   return plan;
 }
 
-/// M above every embedded range of the key (1..65536), inside the loaded
-/// one.
-constexpr int64_t kAboveEmbedded = 70000;
+/// M above the embedded range of the key (1..4096), inside the loaded one.
+constexpr int64_t kAboveEmbedded = 5000;
 
 /// The load is refused with `status` and a message containing `what`, and
 /// the context still dispatches as before (embedded only: kAboveEmbedded
@@ -142,7 +127,7 @@ void expectRefused(const std::string &dir, const std::string &what,
   mxgemm_plan plan = planAt(c.ctx, kAboveEmbedded);
   EXPECT_EQ(plan.reason, MXGEMM_REASON_M_OUT_OF_RANGE) << plan.message;
   EXPECT_EQ(plan.kind, MXGEMM_PLAN_KIND_NONE);
-  EXPECT_EQ(planAt(c.ctx, 8193).kind, MXGEMM_PLAN_KIND_EMBEDDED);
+  EXPECT_EQ(planAt(c.ctx, 1000).kind, MXGEMM_PLAN_KIND_EMBEDDED);
 }
 
 TEST(LoadedLibrary, PlanKindIsInTheOldPadding) {
@@ -162,17 +147,17 @@ TEST(LoadedLibrary, TakesPrecedenceOverTheEmbeddedEntry) {
   EXPECT_EQ(planAt(c.ctx, 300).kind, MXGEMM_PLAN_KIND_EMBEDDED);
   ASSERT_EQ(mxgemm_context_load_library(c.ctx, dir.c_str()), MXGEMM_STATUS_OK)
       << mxgemm_last_error();
-  for (int64_t m : {int64_t(300), int64_t(8193), kAboveEmbedded}) {
+  for (int64_t m : {int64_t(300), int64_t(1000), kAboveEmbedded}) {
     mxgemm_plan plan = planAt(c.ctx, m);
     EXPECT_EQ(plan.status, MXGEMM_STATUS_OK) << plan.message;
     EXPECT_EQ(plan.kind, MXGEMM_PLAN_KIND_LIBRARY);
-    EXPECT_STREQ(plan.entry, "fused_qkv");
+    EXPECT_STREQ(plan.entry, "panels");
     EXPECT_EQ(plan.m_min, 1);
     EXPECT_EQ(plan.m_max, 100000);
   }
   // Another key stays embedded; another context sees nothing loaded.
   mxgemm_problem p;
-  mxgemm_problem_init(&p, 8193, 16384, 1280);
+  mxgemm_problem_init(&p, 300, kRowMajorN, kRowMajorK);
   mxgemm_plan plan;
   ASSERT_EQ(mxgemm_query(c.ctx, &p, &plan), MXGEMM_STATUS_OK) << plan.message;
   EXPECT_EQ(plan.kind, MXGEMM_PLAN_KIND_EMBEDDED);
@@ -188,7 +173,7 @@ TEST(LoadedLibrary, TakesPrecedenceOverTheEmbeddedEntry) {
   ASSERT_EQ(mxgemm_context_load_library(c.ctx, dir2.c_str()), MXGEMM_STATUS_OK)
       << mxgemm_last_error();
   EXPECT_EQ(planAt(c.ctx, 300).kind, MXGEMM_PLAN_KIND_LIBRARY);
-  plan = planAt(c.ctx, 8193);
+  plan = planAt(c.ctx, 1000); // in the embedded range, not in the loaded one
   EXPECT_EQ(plan.reason, MXGEMM_REASON_M_OUT_OF_RANGE);
   EXPECT_NE(std::string(plan.message).find("200..400"), std::string::npos)
       << plan.message;
@@ -201,10 +186,10 @@ TEST(LoadedLibrary, GemmThroughALoadedEntryMatchesReference) {
   Context c;
   ASSERT_EQ(mxgemm_context_load_library(c.ctx, dir.c_str()), MXGEMM_STATUS_OK)
       << mxgemm_last_error();
-  // The loaded entry replaces the key's embedded ones (M = 300 is the
-  // embedded fused_qkv_m257_1024's range): first and last workgroups (the
-  // last in the partial tile row).
-  Problem prob(300, 1792, 5120, 11);
+  // The loaded entry replaces the key's embedded one (M = 300 is in the
+  // embedded range): first and last workgroups (the last in the partial
+  // tile row).
+  Problem prob(300, kPanelsN, kPanelsK, 11);
   mxgemm_plan plan = planAt(c.ctx, 300);
   ASSERT_EQ(plan.kind, MXGEMM_PLAN_KIND_LIBRARY);
   runAndCheck(c.ctx, prob, {0, plan.grid_x - 1});
@@ -229,7 +214,7 @@ TEST(LoadedLibrary, HashesMustAgree) {
                                      " is not the manifest's " + e.sha);
   // All three hashes agree on the edited bytes: the ELF checks see them.
   e.descriptor = replaced(e.descriptor, good, e.sha);
-  expectRefused(e.write("elf"), "fused_qkv.hsaco: ");
+  expectRefused(e.write("elf"), "panels.hsaco: ");
 }
 
 TEST(LoadedLibrary, WrongChipIsRefused) {
@@ -253,8 +238,8 @@ TEST(LoadedLibrary, ManifestMustMatchTheDatabase) {
   expectRefused(v.write("version"), "expected format 'mxgemm-tune-export' "
                                     "version 1");
   Export escape;
-  escape.manifest = replaced(escape.manifest, "\"fused_qkv.hsaco\"",
-                             "\"../fused_qkv.hsaco\"");
+  escape.manifest =
+      replaced(escape.manifest, "\"panels.hsaco\"", "\"../panels.hsaco\"");
   expectRefused(escape.write("escape"), "must be file names in the directory");
 }
 
@@ -265,9 +250,9 @@ TEST(LoadedLibrary, WritableByOthersIsRefused) {
   ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);
   expectRefused(dir, "is writable by others (mode 0777); refused");
   ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
-  ASSERT_EQ(::chmod((dir + "/fused_qkv.hsaco").c_str(), 0664), 0);
-  expectRefused(dir, "fused_qkv.hsaco is writable by its group");
-  ASSERT_EQ(::chmod((dir + "/fused_qkv.hsaco").c_str(), 0644), 0);
+  ASSERT_EQ(::chmod((dir + "/panels.hsaco").c_str(), 0664), 0);
+  expectRefused(dir, "panels.hsaco is writable by its group");
+  ASSERT_EQ(::chmod((dir + "/panels.hsaco").c_str(), 0644), 0);
   // A symbolic link could point anywhere: refused.
   ASSERT_EQ(
       std::rename((dir + "/db.json").c_str(), (dir + "/real.json").c_str()), 0);

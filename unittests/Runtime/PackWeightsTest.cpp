@@ -4,14 +4,17 @@
 // packWeightPanels (the host packer) byte for byte: launched through the
 // facade at the smallest shape (one panel) and a few panels with a partial
 // last workgroup, for both MFMA shapes; and through mxgemm_pack_weights at
-// an embedded key (fused_qkv), where the facade's launch counter tells
-// whether the kernel ran (out of place) or the host path did (in place, or
-// a packing kernel that cannot be loaded). Workgroup selection for GEMM
-// tests does not cut the packing kernel short; bad input writes nothing.
+// an embedded key, where the facade's launch counter tells whether the
+// kernel ran (out of place) or the host path did (in place, or a packing
+// kernel that cannot be loaded). Workgroup selection for GEMM tests does
+// not cut the packing kernel short; bad input writes nothing. The key is
+// the test database's `panels` (linked against libmxgemm_runtime_testdb):
+// the production database has no panel kernel (TestDb.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "FacadeTestUtil.h"
+#include "TestDb.h"
 
 #include "mxgemm/Contract/PackPanelsDescriptor.h"
 #include "mxgemm/Contract/WeightPanels.h"
@@ -163,15 +166,15 @@ TEST(RuntimePackWeights, TheCheckCanFail) {
   EXPECT_FALSE(std::equal(want.begin(), want.end(), got.begin()));
 }
 
-/// fused_qkv (N = 1792, K = 5120): its kernel reads W in m32n32k64 panels.
-struct FusedQkv {
-  static constexpr int64_t kN = 1792, kK = 5120;
+/// The `panels` key (N = 512, K = 256): its kernel reads W in m32n32k64
+/// panels.
+struct PanelsKey {
   mxgemm_problem p;
-  std::vector<uint8_t> w = randomBytes(size_t(kN * kK), 7), want;
-  FusedQkv() {
-    mxgemm_problem_init(&p, 8193, kN, kK);
+  std::vector<uint8_t> w = randomBytes(size_t(kPanelsN * kPanelsK), 7), want;
+  PanelsKey() {
+    mxgemm_problem_init(&p, 300, kPanelsN, kPanelsK);
     want.resize(w.size());
-    contract::packWeightPanels(w.data(), want.data(), kN, kK, 32);
+    contract::packWeightPanels(w.data(), want.data(), kPanelsN, kPanelsK, 32);
   }
   std::vector<uint8_t> read(mxgemm_context *ctx, const void *ptr) const {
     std::vector<uint8_t> v(w.size());
@@ -186,7 +189,7 @@ TEST(RuntimePackWeights, OutOfPlaceRunsTheKernelInPlaceTheHostPath) {
   Context c;
   Facade f;
   ASSERT_TRUE(f.ok());
-  FusedQkv q;
+  PanelsKey q;
   DeviceBuffer w(c.ctx, q.w), packed(c.ctx, q.w.size());
   size_t bytes = 0;
   const unsigned long long before = f.launches("mxgemm_pack_panels_32");
@@ -212,7 +215,7 @@ TEST(RuntimePackWeights, WorkgroupSelectionDoesNotCutThePackingShort) {
   Context c;
   Facade f;
   ASSERT_TRUE(f.ok());
-  FusedQkv q;
+  PanelsKey q;
   DeviceBuffer w(c.ctx, q.w), packed(c.ctx, q.w.size());
   ASSERT_EQ(mxgemm_device_memset(c.ctx, packed.ptr, 0, q.w.size()),
             MXGEMM_STATUS_OK);
@@ -233,7 +236,7 @@ TEST(RuntimePackWeights, BadInputWritesNothing) {
   Context c;
   Facade f;
   ASSERT_TRUE(f.ok());
-  FusedQkv q;
+  PanelsKey q;
   DeviceBuffer w(c.ctx, q.w), packed(c.ctx, q.w.size() + 16);
   ASSERT_EQ(mxgemm_device_memset(c.ctx, packed.ptr, 0xa5, packed.bytes),
             MXGEMM_STATUS_OK);
@@ -247,7 +250,7 @@ TEST(RuntimePackWeights, BadInputWritesNothing) {
       << mxgemm_last_error();
   // No kernel for this key: nothing to pack for.
   mxgemm_problem other = q.p;
-  other.n = 1760;
+  other.n = 768;
   EXPECT_EQ(
       mxgemm_pack_weights(c.ctx, &other, w.ptr, packed.ptr, &bytes, nullptr),
       MXGEMM_STATUS_NOT_ELIGIBLE);
@@ -267,7 +270,7 @@ TEST(RuntimePackWeights, NothingIsPackedWhereCodeObjectsCannotLoad) {
   ::setenv("MXGEMM_RUNTIME_FAULT", "code_object", 1);
   Context lenient, strict(/*strict=*/1);
   ::unsetenv("MXGEMM_RUNTIME_FAULT");
-  FusedQkv q;
+  PanelsKey q;
   DeviceBuffer w(lenient.ctx, q.w), packed(lenient.ctx, q.w.size());
   ASSERT_EQ(mxgemm_device_memset(lenient.ctx, packed.ptr, 0xa5, packed.bytes),
             MXGEMM_STATUS_OK);
