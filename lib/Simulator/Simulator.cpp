@@ -770,3 +770,26 @@ Expected<Prediction> mxgemm::sim::simulate(const emu::CodeObject &object,
   }
   return p;
 }
+
+static void appendClock(double flops, ClockPrediction &first,
+                        const ClockPrediction &second) {
+  const double cycles = first.cycles + second.cycles;
+  if (cycles <= 0 || first.seconds + second.seconds <= 0)
+    return;
+  // Busy SIMD-cycles are utilisation x cycles in each launch.
+  first.mfmaUtilisation = (first.mfmaUtilisation * first.cycles +
+                           second.mfmaUtilisation * second.cycles) /
+                          cycles;
+  const double seconds = first.seconds + second.seconds;
+  first.percentOfPeak *= first.seconds / seconds;
+  first.cycles = cycles;
+  first.seconds = seconds;
+  first.tflops = flops / seconds / 1e12;
+}
+
+void mxgemm::sim::appendLaunch(Prediction &first, const Prediction &second) {
+  if (first.hasSustained && second.hasSustained)
+    appendClock(first.flops, first.sustained, second.sustained);
+  if (first.hasPeak && second.hasPeak)
+    appendClock(first.flops, first.peak, second.peak);
+}

@@ -357,8 +357,7 @@ EvalResult tuner::evaluate(const EvalRequest &request) {
     }
     MPrediction mp;
     mp.m = m;
-    mp.timeUs = p->sustained.seconds * 1e6;
-    // A split-K kernel's time includes its reduction launch.
+    // A split-K kernel's time and rates include its reduction launch.
     if (desc.findArgument(contract::kArgPhase)) {
       emu::DeviceMemory reductionMemory;
       Expected<sim::Launch> second =
@@ -374,8 +373,9 @@ EvalResult tuner::evaluate(const EvalRequest &request) {
         result.predictions.clear();
         return result;
       }
-      mp.timeUs += r->sustained.seconds * 1e6;
+      sim::appendLaunch(*p, *r);
     }
+    mp.timeUs = p->sustained.seconds * 1e6;
     mp.tflops = p->sustained.tflops;
     mp.mfmaUtilisation = p->sustained.mfmaUtilisation;
     mp.limiter = p->sustained.limiter;

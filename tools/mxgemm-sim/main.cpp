@@ -227,26 +227,30 @@ int main(int argc, char **argv) {
     auto r = sim::simulate(**co, *kernel, *l, reductionMemory, target, options);
     if (!r)
       die(toString(r.takeError()));
+    const double phase0Seconds = p->sustained.seconds;
+    sim::Prediction both = *p;
+    sim::appendLaunch(both, *r);
     if (json) {
-      // One object: phase 0's, with time_us the sum of both launches and
-      // the reduction's own object beside it.
+      // One object: both launches' time and rates, with phase 0's time and
+      // the reduction's own object beside them.
       std::string first, second;
       raw_string_ostream fs(first), ss(second);
-      sim::printJson(fs, *p);
+      sim::printJson(fs, both);
       sim::printJson(ss, *r);
       Expected<json::Value> a = json::parse(first), b = json::parse(second);
       if (!a || !b || !a->getAsObject() || !b->getAsObject())
         die("internal error: the simulator's JSON does not parse");
       json::Object &o = *a->getAsObject();
-      o["time_us_phase0"] = p->sustained.seconds * 1e6;
-      o["time_us"] = (p->sustained.seconds + r->sustained.seconds) * 1e6;
+      o["time_us_phase0"] = phase0Seconds * 1e6;
       o["split_k_reduction"] = std::move(*b);
       outs() << formatv("{0:2}", json::Value(std::move(o))) << "\n";
     } else {
       outs() << "split-K reduction launch (phase 1):\n";
       sim::printReport(outs(), *r);
-      outs() << formatv("  both launches    {0:f2} us (sustained clock)\n",
-                        (p->sustained.seconds + r->sustained.seconds) * 1e6);
+      outs() << formatv("  both launches    {0:f2} us, {1:f1} TFLOP/s, MFMA "
+                        "utilisation {2:f3} (sustained clock)\n",
+                        both.sustained.seconds * 1e6, both.sustained.tflops,
+                        both.sustained.mfmaUtilisation);
     }
   }
   return 0;

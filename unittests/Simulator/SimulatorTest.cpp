@@ -175,4 +175,33 @@ TEST(CacheHierarchy, StoresMergeInTheWriteBackL2) {
   }
 }
 
+// A split-K kernel's two launches: the time is the sum and every rate is
+// over that sum (hand-computed figures), so TFLOPS x time = FLOPs again.
+TEST(AppendLaunch, RatesOverBothLaunches) {
+  sim::Prediction first, second;
+  first.flops = 3e9;
+  first.hasSustained = second.hasSustained = true;
+  first.sustained.cycles = 3000;
+  first.sustained.seconds = 3e-6;
+  first.sustained.tflops = 1000;      // 3e9 / 3e-6
+  first.sustained.percentOfPeak = 20; // of a 5000 TFLOP/s peak
+  first.sustained.mfmaUtilisation = 0.4;
+  first.sustained.limiter = "barrier";
+  second.sustained.cycles = 1000;
+  second.sustained.seconds = 1e-6;
+  second.sustained.mfmaUtilisation = 0; // the reduction has no MFMAs
+  second.sustained.limiter = "hbm";
+  sim::appendLaunch(first, second);
+  EXPECT_DOUBLE_EQ(first.flops, 3e9);
+  EXPECT_DOUBLE_EQ(first.sustained.cycles, 4000);
+  EXPECT_DOUBLE_EQ(first.sustained.seconds, 4e-6);
+  EXPECT_DOUBLE_EQ(first.sustained.tflops, 750);
+  EXPECT_DOUBLE_EQ(first.sustained.percentOfPeak, 15);
+  EXPECT_DOUBLE_EQ(first.sustained.mfmaUtilisation, 0.3);
+  EXPECT_EQ(first.sustained.limiter, "barrier");
+  // No peak-clock prediction in either: nothing to add there.
+  EXPECT_FALSE(first.hasPeak);
+  EXPECT_DOUBLE_EQ(first.peak.seconds, 0);
+}
+
 } // namespace

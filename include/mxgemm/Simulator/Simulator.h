@@ -181,6 +181,14 @@ simulate(const emu::CodeObject &object, const emu::KernelInfo &kernel,
          const Launch &launch, emu::DeviceMemory &memory,
          const target::TargetModel &target, const SimOptions &options);
 
+/// Adds a second launch of the same kernel to `first` (split K: phase 0
+/// computes the partials, phase 1 adds them): at each clock both predict,
+/// cycles and seconds are summed and the rates (TFLOPS, % of peak, MFMA
+/// utilisation) are taken over both launches, so that they agree with the
+/// summed time. `first` keeps its FLOPs (the reduction does no MFMA work),
+/// its occupancy and its limiter.
+void appendLaunch(Prediction &first, const Prediction &second);
+
 void printReport(llvm::raw_ostream &os, const Prediction &p);
 /// One JSON object: time_us, tflops (sustained clock), time_us_peak_clock,
 /// clock_ghz, mfma_utilisation, limiter, ... (docs/Simulator.md).
