@@ -65,7 +65,7 @@ __all__ = ["scaled_mm", "quantize_mxfp8", "pack_weights", "weight_layout",
            "set_context", "PathRecord", "OP_SCHEMAS"]
 
 # The K step of gfx950's 32x32x64 scaled MFMA: what the reference uses for
-# a problem no kernel serves (a kernel's own step otherwise).
+# a problem no kernel serves (the serving kernel's own step otherwise).
 DEFAULT_K_STEP = 64
 ALIGNMENT = 16  # bytes; the runtime's pointer rule (MXGEMM_REASON_MISALIGNED)
 
@@ -134,7 +134,7 @@ def reset_counters():
 # --- the runtime context ----------------------------------------------------
 
 _ctx_lock = threading.Lock()
-_ctx_state = {"explicit": None, "auto": None, "gpu": None}
+_ctx_state = {"explicit": None, "auto": None, "gpu": None, "dry_run": None}
 
 
 def set_context(ctx):
@@ -165,6 +165,14 @@ def _cpu_context():
         if auto is None or auto.hip_library != hip:
             auto = _ctx_state["auto"] = _api.Context(hip_library=hip)
         return auto, "NONE"
+
+
+def _dry_run_context():
+    """A context that plans without HIP (the reference path's K step)."""
+    with _ctx_lock:
+        if _ctx_state["dry_run"] is None:
+            _ctx_state["dry_run"] = _api.Context(dry_run=True)
+        return _ctx_state["dry_run"]
 
 
 def _gpu_context():
@@ -318,9 +326,20 @@ class _Gemm:
                            self.w_scale)
 
     def k_step(self):
-        info = self.key_kernel()
-        return info["descriptor"]["mfma"]["k_step"] if info else \
-            DEFAULT_K_STEP
+        """The K step of the kernel the runtime runs for this problem (its
+        M bucket's entry, a generic or loaded kernel), so that the reference
+        path steps K as that kernel does; DEFAULT_K_STEP when none serves
+        it. Asked of the context CPU tensors use, else of a dry-run one."""
+        ctx, _ = _cpu_context()
+        if ctx is None:
+            ctx = _dry_run_context()
+        other = "row_major" if self.w_layout == "mfma_panels" else \
+            "mfma_panels"
+        for layout in (self.w_layout, other):
+            p = _plan(self, ctx, w_layout=layout)
+            if p.eligible:
+                return p.k_step
+        return DEFAULT_K_STEP
 
 
 _kernels_cache = []

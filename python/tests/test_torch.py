@@ -176,8 +176,10 @@ def test_quantize_falls_back_when_the_runtime_declines():
 
 
 def test_reference_path_matches_the_oracle(reference_only):
-    # No kernel serves (80, 320): the reference steps K by 64, the K of
-    # gfx950's 32x32x64 scaled MFMA that every tuned kernel uses.
+    # (80, 320) has no tuned key: at M = 48 the runtime would run a generic
+    # kernel of 16x16x128 MFMAs, so the reference steps K by 128 as it
+    # does; with an FP32 output no kernel serves and it steps by 64, the K
+    # of the 32x32x64 scaled MFMA.
     rng = np.random.default_rng(11)
 
     def gaussian(rows, granularity):
@@ -191,28 +193,21 @@ def test_reference_path_matches_the_oracle(reference_only):
     x[0, 0], x[0, 32], x[0, 64] = 0x38, 0x38, 0xB8   # 1, 1, -1 (E4M3)
     xs[0, 0], xs[0, 2] = 127 + 24, 127 + 24
     w[:, [0, 32, 64]], ws[:, :3] = 0x38, 127
-    y = mt.scaled_mm(x, xs, w, ws)
-    rec = mt.last_path()
-    assert (rec.op, rec.path, rec.reason) == ("scaled_mm", "reference",
-                                              "DISABLED")
-    assert y.dtype == torch.bfloat16 and y.shape == (48, 80)
-    want = oracle.reference_tile(x.numpy(), xs.numpy(), w.numpy(),
-                                 ws.numpy(), 64, {})
-    assert np.array_equal(_bits(y).numpy().view(np.uint16), want)
-    assert torch.all(y[0] == 0)
-    assert np.all(oracle.reference_tile(x.numpy()[:1], xs.numpy()[:1],
-                                        w.numpy(), ws.numpy(), 128, {})
-                  == 0x3F80)  # 1.0 in BF16
-    # FP32 out: the same accumulator, so rounding it to BF16 gives y.
-    y32 = mt.scaled_mm(x, xs, w, ws, out_dtype=torch.float32)
-    assert y32.dtype == torch.float32
-    assert torch.equal(_bits(y32.bfloat16()), _bits(y))
-    # Per-row weight scales ([N, K/32]) are the other kind it takes.
-    wr, wsr = _t(*mxgemm.random_mx(12, 80, 320))
-    yr = mt.scaled_mm(x, xs, wr, wsr)
-    want = oracle.reference_tile(x.numpy(), xs.numpy(), wr.numpy(),
-                                 wsr.numpy(), 64, {})
-    assert np.array_equal(_bits(yr).numpy().view(np.uint16), want)
+    generic = mxgemm.plan(48, 80, 320, ctx=mxgemm.Context(dry_run=True))
+    assert (generic.kind, generic.k_step) == ("generic", 128)
+    for out_dtype, k_step, row0, reason in (
+            (torch.bfloat16, 128, 1.0, "DISABLED"),
+            (torch.float32, 64, 0.0, "OUTPUT_TYPE")):
+        y = mt.scaled_mm(x, xs, w, ws, out_dtype=out_dtype)
+        rec = mt.last_path()
+        assert (rec.op, rec.path, rec.reason) == ("scaled_mm", "reference",
+                                                  reason)
+        assert y.dtype == out_dtype and y.shape == (48, 80)
+        assert torch.all(y[0] == row0)
+        if out_dtype == torch.bfloat16:
+            want = oracle.reference_tile(x.numpy(), xs.numpy(), w.numpy(),
+                                         ws.numpy(), k_step, {})
+            assert np.array_equal(_bits(y).numpy().view(np.uint16), want)
 
 
 def test_without_hip_library_cpu_tensors_take_the_reference(monkeypatch):
@@ -246,17 +241,16 @@ def _tile(p, wg, m):
     return slice(r, min(r + p.program_tile_m, m)), slice(c, c + p.tile_n)
 
 
-def _reference_tile(x, xs, w, ws, rows, cols, whole_w=False):
-    """The operators' own reference path on one output tile (a smaller
-    problem: rows of X, rows of W and their 32x32 scale blocks). whole_w:
-    all of W (a small one), so the problem keeps the key of W and the
-    reference steps K as the key's kernel does (a part of W is a key
-    without a kernel: the default K step, 64)."""
+def _reference_tile(x, xs, w, ws, rows, cols, whole=False):
+    """The operators' own reference path on one output tile: of a smaller
+    problem (rows of X, rows of W and their 32x32 scale blocks), or with
+    `whole`, of the whole problem (a small one), so that the reference
+    steps K as the kernel for that M and key does (a part of the problem is
+    another M or key, whose kernel may step K differently)."""
     previous = mt.set_context(False)
     try:
-        if whole_w:
-            y = mt.scaled_mm(x[rows].contiguous(), xs[rows].contiguous(),
-                             w, ws)[:, cols]
+        if whole:
+            y = mt.scaled_mm(x, xs, w, ws)[rows, cols]
         else:
             y = mt.scaled_mm(x[rows].contiguous(), xs[rows].contiguous(),
                              w[cols].contiguous(),
@@ -277,19 +271,32 @@ def _panel_key(request, mfma):
 
 
 @pytest.mark.parametrize("key", ["m32n32k64", "m16n16k128",  # MFMA panels
-                                 "index_query"])  # row-major W
+                                 "index_query",  # row-major W, K step 64
+                                 "index_query_m257_1024"])  # step 64 too
 def test_runtime_path_is_bit_exact_with_the_reference(request, monkeypatch,
                                                       key):
     if key == "index_query":
         facade = request.getfixturevalue("on_facade")
         m, n, k = 8193, 4096, 1280
+    elif key == "index_query_m257_1024":
+        # The key's other buckets step K by 128 or 64: the reference must
+        # step as the kernel that runs, this M's.
+        facade = request.getfixturevalue("on_facade")
+        m, n, k = 300, 4096, 1280
     else:
         facade, n, k = _panel_key(request, key)
         m = 300  # the panel kernels serve M 1..4096
     x, xs, w, ws = _random_operands(21, m, n, k)
+    if key == "index_query_m257_1024":
+        # Row 0 tells K steps apart (as in the oracle test above): 2^24 +
+        # 1 - 2^24 is 0 in steps of 64 and 1 in steps of 128.
+        x[0], xs[0] = 0, 127
+        x[0, 0], x[0, 32], x[0, 64] = 0x38, 0x38, 0xB8   # 1, 1, -1
+        xs[0, 0], xs[0, 2] = 127 + 24, 127 + 24
+        w[:, [0, 32, 64]], ws[:, :3] = 0x38, 127
     wk, layout = mt.pack_weights(w)
     assert layout == mt.weight_layout(n, k)
-    if key != "index_query":
+    if not key.startswith("index_query"):
         assert layout == "mfma_panels"
     assert (wk is w) == (layout == "row_major")
     p = mxgemm.plan(m, n, k, ctx=facade, w_layout=layout)
@@ -304,9 +311,12 @@ def test_runtime_path_is_bit_exact_with_the_reference(request, monkeypatch,
                                                   p.kernel)
     assert mt.counters()[("scaled_mm", "runtime")] == 1
     tiles = [_tile(p, wg, m) for wg in sampled]
+    if key == "index_query_m257_1024":
+        assert (p.entry, p.k_step) == ("index_query_m257_1024", 64)
+        assert 0 in sampled and torch.all(y[0, :p.tile_n] == 0)
     for rows, cols in tiles:
         ref = _reference_tile(x, xs, w, ws, rows, cols,
-                              whole_w=key != "index_query")
+                              whole=key != "index_query")
         assert torch.equal(_bits(y[rows, cols]), _bits(ref))
     # Outputs of workgroups that did not run are left NaN, not stale memory.
     r, c = m // 2, n // 2
@@ -473,7 +483,7 @@ def test_linear_takes_mxgemm_when_eligible_and_the_fallback_otherwise(
     assert calls == []
     p = mxgemm.plan(m, n, k, ctx=on_facade, w_layout="mfma_panels")
     rows, cols = _tile(p, 0, m)
-    ref = _reference_tile(x, xs, w, ws, rows, cols, whole_w=True)
+    ref = _reference_tile(x, xs, w, ws, rows, cols, whole=True)
     assert torch.equal(_bits(y[rows, cols]), _bits(ref))
     assert torch.equal(_bits(y2[rows, cols]), _bits(ref))
     # Ineligible: FP32 out, no tuned (N, K) with generic kernels off (the
