@@ -93,8 +93,8 @@ void BM_QueryNoKernel(benchmark::State &state) {
 }
 
 /// A directory in the layout `mxgemm-tune --export` writes, holding the
-/// embedded fused_qkv kernel with the M range 1..16384 (the embedded entry
-/// has 8193..16384); "" on failure.
+/// embedded fused_qkv kernel (W row-major) with the M range 1..16384 (the
+/// embedded entry has 8193..16384); "" on failure.
 std::string writeLibrary() {
   namespace contract = mxgemm::contract;
   std::string dir = "/tmp/mxgemm-bench-library-" + std::to_string(::getpid());
@@ -145,7 +145,8 @@ std::string writeLibrary() {
 }
 
 /// mxgemm_query served by an entry of a loaded directory (M = 300, which
-/// only the loaded entry covers).
+/// the loaded entry covers ahead of the embedded fused_qkv_m257_1024: the
+/// loaded set is searched first).
 void BM_QueryLoadedLibrary(benchmark::State &state) {
   mxgemm_context *ctx = makeContext(0);
   std::string dir = writeLibrary();
@@ -159,7 +160,6 @@ void BM_QueryLoadedLibrary(benchmark::State &state) {
   std::system(("rm -rf '" + dir + "'").c_str()); // loaded: no longer read
   mxgemm_problem p;
   mxgemm_problem_init(&p, 300, 1792, 5120);
-  p.w_layout = MXGEMM_WEIGHTS_MFMA_PANELS;
   mxgemm_plan plan;
   if (mxgemm_query(ctx, &p, &plan) != MXGEMM_STATUS_OK ||
       plan.kind != MXGEMM_PLAN_KIND_LIBRARY) {

@@ -17,17 +17,12 @@ def test_version_and_kernels():
         2 * [(1, 16), (17, 64), (65, 2**31 - 1)])
     families = ["wq_b", "engram", "wo_b", "shared_gate_up", "fused_qkv",
                 "shared_down", "index_query"]
-    # The qualified entry of each family (fused_qkv's split at 9199 and
-    # 11648 into three, a tile per M range), and one entry per other M
-    # bucket.
+    # The qualified entry of each family serves the whole bucket
+    # 8193..16384, and one entry per other M bucket.
     tuned = [k for k in ks if k["entry"] in families]
     assert sorted(k["entry"] for k in tuned) == sorted(families)
-    assert all(8193 <= k["m_range"][0] and k["m_range"][1] <= 16384
-               for k in tuned)
-    assert sorted(k["entry"] for k in ks if k["m_range"][0] > 8192 and
-                  k["m_range"][1] <= 16384 and k["entry"] not in families) \
-        == ["fused_qkv_m11649_16384", "fused_qkv_m9200_11648"]
-    assert len(ks) == 8 * len(families) + 2
+    assert all(k["m_range"] == (8193, 16384) for k in tuned)
+    assert len(ks) == 8 * len(families)
     for t in tuned:
         ranges = sorted(k["m_range"] for k in ks
                         if (k["n"], k["k"]) == (t["n"], t["k"]))
