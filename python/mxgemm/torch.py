@@ -321,10 +321,6 @@ class _Gemm:
         # CPU tensors reach it as dense copies.
         self.lds = lds if x.device.type == "cuda" else {}
 
-    def key_kernel(self):
-        return _kernel_for(self.n, self.k, self.x_format, self.w_format,
-                           self.w_scale)
-
     def k_step(self):
         """The K step of the kernel the runtime runs for this problem (its
         M bucket's entry, a generic or loaded kernel), so that the reference
@@ -342,21 +338,25 @@ class _Gemm:
         return DEFAULT_K_STEP
 
 
-_kernels_cache = []
-
-
-def _kernel_for(n, k, x_format="e4m3", w_format="e4m3",
-                w_scale="block32x32"):
-    """The embedded kernel (mxgemm.kernels() entry) of a (N, K, formats)
-    key, or None. Every M range of a key reads the same W layout."""
-    if not _kernels_cache:
-        _kernels_cache.append(_api.kernels())
-    for info in _kernels_cache[0]:
-        p = info["descriptor"]["problem"]
-        if (info["n"], info["k"]) == (n, k) and \
-                (p["x_format"], p["w_format"], p["w_scale"],
-                 p["out_type"]) == (x_format, w_format, w_scale, "bf16"):
-            return info
+def _serving_kernel(n, k, x_format="e4m3", w_format="e4m3",
+                    w_scale="block32x32", m=None, cuda=False):
+    """{'kernel', 'w_layout', 'mfma', 'm'} of the kernel the runtime runs
+    for (M, N, K, formats), or None when none serves it. Asked of the
+    context the tensors go through (so that loaded libraries and JIT count),
+    else of a dry-run context. M None: the key's first embedded M range
+    (all M ranges of a key read one W layout), else 1."""
+    if m is None:
+        m = _api._key_m(n, k, x_format, w_format, w_scale)
+    ctx = _gpu_context() if cuda else _cpu_context()[0]
+    if ctx is None:
+        ctx = _dry_run_context()
+    for layout in ("row_major", "mfma_panels"):
+        p = _api.plan(m, n, k, x_format, w_format, w_scale, "bf16", ctx=ctx,
+                      w_layout=layout)
+        if p.eligible:
+            # The panel layout follows the MFMA, which the K step names.
+            return {"kernel": p.kernel, "w_layout": p.w_layout, "m": m,
+                    "mfma": "m16n16k128" if p.k_step == 128 else "m32n32k64"}
     return None
 
 
@@ -372,12 +372,13 @@ def _row_major_weight(g, w):
     element's index), never a second copy of the layout formula."""
     if g.w_layout == "row_major":
         return _np(w)
-    info = g.key_kernel()
+    info = _serving_kernel(g.n, g.k, g.x_format, g.w_format, g.w_scale, g.m,
+                           g.device.type == "cuda")
     if info is None or info["w_layout"] != "mfma_panels":
         raise ArgumentError(
             f"w_layout='mfma_panels' but no kernel packs W of N = {g.n}, "
             f"K = {g.k} (pack_weights returns W unchanged for such shapes)")
-    mfma = info["descriptor"]["config"]["mfma"]
+    mfma = info["mfma"]
     index = np.arange(g.n * g.k, dtype=np.uint32).reshape(g.n, g.k)
     source = np.zeros(g.n * g.k, np.uint32)
     for shift in (0, 8, 16, 24):
@@ -562,10 +563,11 @@ def quantize_mxfp8(x, fmt="e4m3", granularity="per_row"):
 
 # --- weight packing ---------------------------------------------------------
 
-def weight_layout(n, k, fmt="e4m3", w_scale="block32x32"):
+def weight_layout(n, k, fmt="e4m3", w_scale="block32x32", m=None):
     """The layout of W [N, K] the runtime's kernel reads ('row_major' or
-    'mfma_panels'); 'row_major' when no kernel serves (N, K)."""
-    info = _kernel_for(n, k, fmt, fmt, w_scale)
+    'mfma_panels'), at M `m` (None: any M of the key; every M range of a
+    key reads one layout); 'row_major' when no kernel serves (N, K)."""
+    info = _serving_kernel(n, k, fmt, fmt, w_scale, m)
     return info["w_layout"] if info else "row_major"
 
 
@@ -574,14 +576,14 @@ def _pack_impl(weight, m=None):
     _contiguous(weight=weight)
     n, k = weight.shape
     fmt = _FP8[weight.dtype]
-    info = _kernel_for(n, k, fmt, fmt)
+    info = _serving_kernel(n, k, fmt, fmt, m=m,
+                           cuda=weight.device.type == "cuda")
     if info is None or info["w_layout"] != "mfma_panels":
         raise ArgumentError(
             f"no kernel reads packed W of N = {n}, K = {k}: nothing to pack "
             f"(mxgemm.torch.pack_weights returns such W unchanged)")
     w = _bytes(weight)
-    if m is None:
-        m = info["m_range"][0]
+    m = info["m"]
     if weight.device.type == "cuda":
         _aligned(weight=w)
         out = torch.empty_like(w)
@@ -598,8 +600,7 @@ def _pack_impl(weight, m=None):
             return torch.from_numpy(packed)
         except _api.NotEligible as e:
             why = e.reason  # e.g. HIP_UNAVAILABLE: the host packer does it
-    packed = _numerics.pack_weight_panels(
-        w.numpy(), info["descriptor"]["config"]["mfma"])
+    packed = _numerics.pack_weight_panels(w.numpy(), info["mfma"])
     _record("pack_weights", "reference", why, info["kernel"])
     return torch.from_numpy(packed)
 
@@ -612,7 +613,9 @@ def pack_weights(weight, m=None):
     _matrix("weight", weight, _FP8, "FP8 codes")
     _contiguous(weight=weight)
     fmt = _FP8[weight.dtype]
-    layout = weight_layout(weight.shape[0], weight.shape[1], fmt)
+    info = _serving_kernel(weight.shape[0], weight.shape[1], fmt, fmt, m=m,
+                           cuda=weight.device.type == "cuda")
+    layout = info["w_layout"] if info else "row_major"
     if layout == "row_major":
         return weight, layout
     packed = torch.ops.mxgemm.pack_weights(weight, m)

@@ -31,15 +31,10 @@ def on_facade(ctx):
 
 
 @pytest.fixture
-def panel_facade(panel_ctx, panel_library, monkeypatch):
-    """on_facade with conftest's panel kernels (a key per MFMA shape) loaded.
-    mxgemm.torch learns a key's W layout (pack_weights, weight_layout, the
-    reference path's unpacking) from mxgemm.kernels(), the embedded kernels
-    only, and the production database need not have a panel kernel: its
-    table lists the loaded ones too, as the rows mxgemm.kernels() would
-    give them embedded."""
-    monkeypatch.setattr(mt, "_kernels_cache", [
-        mxgemm.kernels() + list(panel_library.kernels.values())])
+def panel_facade(panel_ctx):
+    """on_facade with conftest's panel kernels (a key per MFMA shape) loaded
+    as a library: mxgemm.torch asks the context which kernel serves a key,
+    so it sees them as the runtime does."""
     mt.set_context(panel_ctx)
     mt.reset_counters()
     yield panel_ctx
@@ -381,8 +376,10 @@ def test_packed_weights_on_the_reference_path(request, mfma):
         mxgemm.pack_weight_panels(w.numpy(), mfma)))
     assert not torch.equal(wk, w)
     mt.set_context(False)
-    assert torch.equal(mt.pack_weights(w)[0], wk)  # the host packer
-    assert mt.last_path()[:3] == ("pack_weights", "reference", "DISABLED")
+    # Without the context its library is unknown: a generic kernel, which
+    # reads row-major W, would serve the key, so nothing is packed.
+    unpacked, layout = mt.pack_weights(w)
+    assert unpacked is w and layout == "row_major"
     y_row = mt.scaled_mm(x, xs, w, ws, torch.float32)
     mt.set_context(on_facade)
     y_packed = mt.scaled_mm(x, xs, wk, ws, torch.float32,
@@ -518,13 +515,11 @@ def test_linear_takes_mxgemm_when_eligible_and_the_fallback_otherwise(
     assert linear.counts["fallback"] == 2
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "mxgemm.torch takes W layouts from mxgemm.kernels(), the embedded "
-    "kernels only: for a panel kernel it does not list (a loaded library, "
-    "JIT) make_mxfp8_linear passes row-major W as w_layout='mfma_panels'"))
-def test_linear_on_a_panel_kernel_torch_does_not_list(panel_ctx,
-                                                      panel_library):
-    # panel_facade without its table entry: what a loaded library gives.
+def test_linear_on_a_loaded_panel_kernel(panel_ctx, panel_library):
+    # A panel kernel only a loaded library has: make_mxfp8_linear packs W
+    # for it because mxgemm.torch asks the context which kernel serves the
+    # key (it took layouts from the embedded kernels alone until
+    # 2026-12-04, and passed row-major W labelled as panels).
     row = panel_library.kernels["m32n32k64"]
     m, n, k = 64, row["n"], row["k"]
     x, xs, w, ws = _random_operands(47, m, n, k)
