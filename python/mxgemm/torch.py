@@ -168,7 +168,8 @@ def _cpu_context():
 
 
 def _dry_run_context():
-    """A context that plans without HIP (the reference path's K step)."""
+    """A context that plans without HIP: which kernel would serve a problem
+    when the tensors go through no context."""
     with _ctx_lock:
         if _ctx_state["dry_run"] is None:
             _ctx_state["dry_run"] = _api.Context(dry_run=True)
@@ -325,37 +326,36 @@ class _Gemm:
         """The K step of the kernel the runtime runs for this problem (its
         M bucket's entry, a generic or loaded kernel), so that the reference
         path steps K as that kernel does; DEFAULT_K_STEP when none serves
-        it. Asked of the context CPU tensors use, else of a dry-run one."""
-        ctx, _ = _cpu_context()
-        if ctx is None:
-            ctx = _dry_run_context()
-        other = "row_major" if self.w_layout == "mfma_panels" else \
-            "mfma_panels"
-        for layout in (self.w_layout, other):
-            p = _plan(self, ctx, w_layout=layout)
-            if p.eligible:
-                return p.k_step
-        return DEFAULT_K_STEP
+        it."""
+        info = _serving_kernel(self.n, self.k, self.x_format, self.w_format,
+                               self.w_scale, self.m,
+                               self.device.type == "cuda", self.out_type,
+                               self.w_layout)
+        return info["k_step"] if info else DEFAULT_K_STEP
 
 
 def _serving_kernel(n, k, x_format="e4m3", w_format="e4m3",
-                    w_scale="block32x32", m=None, cuda=False):
-    """{'kernel', 'w_layout', 'mfma', 'm'} of the kernel the runtime runs
-    for (M, N, K, formats), or None when none serves it. Asked of the
-    context the tensors go through (so that loaded libraries and JIT count),
-    else of a dry-run context. M None: the key's first embedded M range
-    (all M ranges of a key read one W layout), else 1."""
+                    w_scale="block32x32", m=None, cuda=False, out_type="bf16",
+                    w_layout="row_major"):
+    """{'kernel', 'w_layout', 'k_step', 'mfma', 'm'} of the kernel the
+    runtime runs for (M, N, K, formats, out_type), or None when none serves
+    it. Asked of the context the tensors go through (so that loaded
+    libraries and JIT count), else of a dry-run context; W in `w_layout`
+    first, then in the other layout. M None: the key's first embedded M
+    range (all M ranges of a key read one W layout), else 1."""
     if m is None:
         m = _api._key_m(n, k, x_format, w_format, w_scale)
     ctx = _gpu_context() if cuda else _cpu_context()[0]
     if ctx is None:
         ctx = _dry_run_context()
-    for layout in ("row_major", "mfma_panels"):
-        p = _api.plan(m, n, k, x_format, w_format, w_scale, "bf16", ctx=ctx,
-                      w_layout=layout)
+    other = "row_major" if w_layout == "mfma_panels" else "mfma_panels"
+    for layout in (w_layout, other):
+        p = _api.plan(m, n, k, x_format, w_format, w_scale, out_type,
+                      ctx=ctx, w_layout=layout)
         if p.eligible:
             # The panel layout follows the MFMA, which the K step names.
             return {"kernel": p.kernel, "w_layout": p.w_layout, "m": m,
+                    "k_step": p.k_step,
                     "mfma": "m16n16k128" if p.k_step == 128 else "m32n32k64"}
     return None
 
@@ -394,11 +394,12 @@ def _reference_mm(g, reason, detail=""):
     x, xs, w, ws = g.tensors
     ops = _numerics.GemmOperands(_np(x), _np(xs), _row_major_weight(g, w),
                                  _np(ws), g.x_format, g.w_format, g.w_scale)
-    bits = _numerics.reference_gemm(ops, g.k_step(), out_type=g.out_type)
+    k_step = g.k_step()  # plans: asked once
+    bits = _numerics.reference_gemm(ops, k_step, out_type=g.out_type)
     view = np.int16 if g.out_type == "bf16" else np.float32
     y = torch.from_numpy(bits.view(view)).view(g.out_dtype)
     _record("scaled_mm", "reference", reason, detail or
-            f"CPU reference, k_step {g.k_step()}")
+            f"CPU reference, k_step {k_step}")
     return y.to(g.device)
 
 
