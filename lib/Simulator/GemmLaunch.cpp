@@ -105,3 +105,20 @@ mxgemm::sim::prepareGemmLaunch(const contract::KernelDescriptor &d, int64_t m,
   }
   return l;
 }
+
+Expected<std::optional<Prediction>> mxgemm::sim::simulateSplitKReduction(
+    const emu::CodeObject &object, const emu::KernelInfo &kernel,
+    const contract::KernelDescriptor &d, int64_t m,
+    const target::TargetModel &target, const SimOptions &options) {
+  if (!d.findArgument(contract::kArgPhase))
+    return std::nullopt;
+  emu::DeviceMemory memory;
+  Expected<Launch> launch = prepareGemmLaunch(d, m, memory, 1);
+  if (!launch)
+    return launch.takeError();
+  Expected<Prediction> p =
+      simulate(object, kernel, *launch, memory, target, options);
+  if (!p)
+    return p.takeError();
+  return std::optional<Prediction>(std::move(*p));
+}

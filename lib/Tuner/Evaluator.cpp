@@ -258,7 +258,7 @@ static Error writeFile(StringRef path, StringRef bytes) {
 EvalResult tuner::evaluate(const EvalRequest &request) {
   EvalResult result;
   const target::TargetModel &target = target::kGFX950;
-  ProblemSpec spec{request.kernelName, request.problem, request.config};
+  ProblemSpec spec{request.kernelName, request.problem, request.config, {}};
 
   // Compile in-process.
   mlir::DialectRegistry registry;
@@ -358,23 +358,18 @@ EvalResult tuner::evaluate(const EvalRequest &request) {
     MPrediction mp;
     mp.m = m;
     // A split-K kernel's time and rates include its reduction launch.
-    if (desc.findArgument(contract::kArgPhase)) {
-      emu::DeviceMemory reductionMemory;
-      Expected<sim::Launch> second =
-          sim::prepareGemmLaunch(desc, m, reductionMemory, 1);
-      Expected<sim::Prediction> r =
-          second ? sim::simulate(**object, *kernel, *second, reductionMemory,
-                                 target, options)
-                 : Expected<sim::Prediction>(second.takeError());
-      if (!r) {
-        result.status = EvalStatus::SimulationFailed;
-        result.message = "M = " + std::to_string(m) +
-                         " (split-K reduction): " + toString(r.takeError());
-        result.predictions.clear();
-        return result;
-      }
-      sim::appendLaunch(*p, *r);
+    Expected<std::optional<sim::Prediction>> reduction =
+        sim::simulateSplitKReduction(**object, *kernel, desc, m, target,
+                                     options);
+    if (!reduction) {
+      result.status = EvalStatus::SimulationFailed;
+      result.message = "M = " + std::to_string(m) + " (split-K reduction): " +
+                       toString(reduction.takeError());
+      result.predictions.clear();
+      return result;
     }
+    if (*reduction)
+      sim::appendLaunch(*p, **reduction);
     mp.timeUs = p->sustained.seconds * 1e6;
     mp.tflops = p->sustained.tflops;
     mp.mfmaUtilisation = p->sustained.mfmaUtilisation;

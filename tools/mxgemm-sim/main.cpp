@@ -220,23 +220,21 @@ int main(int argc, char **argv) {
   // A split-K kernel's second launch adds the partials: simulated on its
   // own and reported with the sum, which is the kernel's time.
   if (splitK) {
-    emu::DeviceMemory reductionMemory;
-    auto l = sim::prepareGemmLaunch(*gemm, m, reductionMemory, 1);
-    if (!l)
-      die(toString(l.takeError()));
-    auto r = sim::simulate(**co, *kernel, *l, reductionMemory, target, options);
-    if (!r)
-      die(toString(r.takeError()));
+    auto reduction =
+        sim::simulateSplitKReduction(**co, *kernel, *gemm, m, target, options);
+    if (!reduction)
+      die(toString(reduction.takeError()));
+    const sim::Prediction &r = **reduction;
     const double phase0Seconds = p->sustained.seconds;
     sim::Prediction both = *p;
-    sim::appendLaunch(both, *r);
+    sim::appendLaunch(both, r);
     if (json) {
       // One object: both launches' time and rates, with phase 0's time and
       // the reduction's own object beside them.
       std::string first, second;
       raw_string_ostream fs(first), ss(second);
       sim::printJson(fs, both);
-      sim::printJson(ss, *r);
+      sim::printJson(ss, r);
       Expected<json::Value> a = json::parse(first), b = json::parse(second);
       if (!a || !b || !a->getAsObject() || !b->getAsObject())
         die("internal error: the simulator's JSON does not parse");
@@ -246,7 +244,7 @@ int main(int argc, char **argv) {
       outs() << formatv("{0:2}", json::Value(std::move(o))) << "\n";
     } else {
       outs() << "split-K reduction launch (phase 1):\n";
-      sim::printReport(outs(), *r);
+      sim::printReport(outs(), r);
       outs() << formatv("  both launches    {0:f2} us, {1:f1} TFLOP/s, MFMA "
                         "utilisation {2:f3} (sustained clock)\n",
                         both.sustained.seconds * 1e6, both.sustained.tflops,

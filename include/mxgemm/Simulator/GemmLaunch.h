@@ -17,6 +17,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace mxgemm::sim {
 
@@ -34,6 +35,15 @@ readGemmSidecar(llvm::StringRef path);
 llvm::Expected<Launch> prepareGemmLaunch(const contract::KernelDescriptor &d,
                                          int64_t m, emu::DeviceMemory &memory,
                                          uint32_t phase = 0);
+
+/// The second launch of a split-K kernel (one with a `phase` argument):
+/// phase 1, adding the partials of M rows, simulated on buffers of its own;
+/// std::nullopt for a kernel of one launch. Callers fold it into the first
+/// launch's prediction with appendLaunch.
+llvm::Expected<std::optional<Prediction>> simulateSplitKReduction(
+    const emu::CodeObject &object, const emu::KernelInfo &kernel,
+    const contract::KernelDescriptor &d, int64_t m,
+    const target::TargetModel &target, const SimOptions &options);
 
 } // namespace mxgemm::sim
 
