@@ -165,13 +165,20 @@ void rowMajor(const contract::GemmProblem &p, int64_t m, int64_t cus,
     out.push_back({tileName("staged", staged), staged});
   }
   // Ping-pong: Q3 (256x256x64, 4x2 waves), R1 (256x128x128), R2
-  // (128x256x128, 2x4 waves); R1 only up to M = 1024.
+  // (128x256x128, 2x4 waves, both MFMA shapes); R1 only up to M = 1024.
   if (k % 64 == 0 && n % 256 == 0)
     out.push_back({"Q3", pingPong({256, 256, 4, 2}, 64)});
   if (m <= 1024 && k % 128 == 0 && n % 128 == 0)
     out.push_back({"R1", pingPong({256, 128, 4, 2}, 128)});
-  if (k % 128 == 0 && n % 256 == 0)
+  if (k % 128 == 0 && n % 256 == 0) {
     out.push_back({"R2", pingPong({128, 256, 2, 4}, 128)});
+    // R2 with 16x16x128 MFMAs, the form of the qualified engram,
+    // shared_gate_up and fused_qkv entries, predicted faster than the
+    // 32x32x64 form there (docs/Performance.md).
+    KernelConfig r2 = pingPong({128, 256, 2, 4}, 128);
+    r2.mfma = MfmaShape::M16N16K128;
+    out.push_back({"R2 16x16x128", r2});
+  }
   if (m > 1024) {
     // The structure with both operands through an XOR ring, one schedule.
     KernelConfig f = direct({256, 256, 2, 4}, 128, MfmaShape::M32N32K64);
@@ -258,13 +265,25 @@ std::vector<int64_t> tuner::fillingSplits(int64_t k, int64_t tileK,
   std::vector<int64_t> out;
   if (tiles >= slots)
     return out;
+  auto add = [&](int64_t splits) {
+    if (std::find(out.begin(), out.end(), splits) == out.end())
+      out.push_back(splits);
+  };
   for (int64_t target : {slots, 2 * slots})
     for (int64_t splits = 2; splits <= 16; ++splits)
       if (k % (splits * tileK) == 0 && tiles * splits >= target) {
-        if (std::find(out.begin(), out.end(), splits) == out.end())
-          out.push_back(splits);
+        add(splits);
         break;
       }
+  // The most segments that still fit one round: when the count that fills
+  // the slots overshoots them, a kernel with one workgroup per CU would run
+  // a second, nearly empty round (56 tiles split 5 ways is 280 workgroups
+  // on 256 CUs; 4 ways, 224, is one round).
+  for (int64_t splits = 16; splits >= 2; --splits)
+    if (k % (splits * tileK) == 0 && tiles * splits <= slots) {
+      add(splits);
+      break;
+    }
   return out;
 }
 

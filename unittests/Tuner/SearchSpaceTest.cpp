@@ -133,9 +133,19 @@ TEST(Seeds, FillingSplitsTakeTheFewestSegments) {
   EXPECT_EQ(fillingSplits(2048, 128, 64, 256), (std::vector<int64_t>{4, 8}));
   EXPECT_EQ(fillingSplits(2048, 128, 64, 512), (std::vector<int64_t>{8, 16}));
   EXPECT_EQ(fillingSplits(2048, 128, 64, 1024), (std::vector<int64_t>{16}));
-  // K = 1920 (15 K tiles): 4 does not divide, so one CU each takes 5.
-  EXPECT_EQ(fillingSplits(1920, 128, 64, 256), (std::vector<int64_t>{5, 15}));
   EXPECT_TRUE(fillingSplits(2048, 128, 256, 256).empty());
+}
+
+// When no count fills the slots exactly, the most segments that stay in one
+// round come last. K = 1920 (15 K tiles): 4 does not divide, so one CU each
+// takes 5 (320 workgroups) or 15; 3 (192) fits in 256 slots.
+TEST(Seeds, FillingSplitsKeepOneRound) {
+  EXPECT_EQ(fillingSplits(1920, 128, 64, 256),
+            (std::vector<int64_t>{5, 15, 3}));
+  // fused_qkv at M = 1024 on 128x256 tiles: 56 tiles, 40 K tiles of 128;
+  // 5 segments overshoot 256 CUs, 4 fill 224 of them.
+  EXPECT_EQ(fillingSplits(5120, 128, 56, 256),
+            (std::vector<int64_t>{5, 10, 4}));
 }
 
 TEST(SearchSpace, PointsRoundTripAndTakeValuesOutsideTheTable) {

@@ -30,7 +30,8 @@ struct SeedStructure {
 /// Split-K counts for a grid of `tiles` workgroups that leaves some of the
 /// `slots` (CUs, or workgroup slots of a round) idle: the fewest segments of
 /// whole K tiles (2..16, dividing K) that give at least `slots` workgroups,
-/// and the fewest that give `2 * slots`. Empty when `tiles >= slots`.
+/// and the fewest that give `2 * slots`, then the most that still fit in
+/// `slots` (one round). Empty when `tiles >= slots`.
 std::vector<int64_t> fillingSplits(int64_t k, int64_t tileK, int64_t tiles,
                                    int64_t slots);
 
