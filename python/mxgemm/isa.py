@@ -4,7 +4,8 @@ MFMAs. Used by mxgemm-bench (steady-state instruction counts) and by
 test/Target/pipeline-waits.test (wait counts).
 
 Usage: python3 -m mxgemm.isa K.s  ->  'loop: <mfma> mfma, <n> vmcnt(0)
-waits, <m> vmcnt waits, <i> instructions'
+waits, <m> vmcnt waits, <i> instructions, <r> v_readfirstlane, <s> M0
+writes'
 """
 import re
 import sys
@@ -38,7 +39,9 @@ def loop_summary(text):
     return {"mfma": mfma, "instructions": len(insts),
             "non_mfma": len(insts) - mfma,
             "vmcnt0_waits": sum("vmcnt(0)" in w for w in waits),
-            "vmcnt_waits": len(waits)}
+            "vmcnt_waits": len(waits),
+            "readfirstlane": sum(b.startswith("v_readfirstlane") for b in insts),
+            "m0_writes": sum(bool(re.match(r"s_\w+\s+m0,", b)) for b in insts)}
 
 
 def main():
@@ -46,7 +49,8 @@ def main():
     if s is None:
         sys.exit("no loop with MFMAs found")
     print("loop: %(mfma)d mfma, %(vmcnt0_waits)d vmcnt(0) waits, "
-          "%(vmcnt_waits)d vmcnt waits, %(instructions)d instructions" % s)
+          "%(vmcnt_waits)d vmcnt waits, %(instructions)d instructions, "
+          "%(readfirstlane)d v_readfirstlane, %(m0_writes)d M0 writes" % s)
 
 
 if __name__ == "__main__":

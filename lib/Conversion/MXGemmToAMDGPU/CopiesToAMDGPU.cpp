@@ -112,6 +112,36 @@ CopyInstructionCounts lowerSyncCopy(CopyToLdsOp op, CopyToLdsOp::Adaptor src,
   return emitted;
 }
 
+/// Marks the entry-block op that holds the wave index made uniform.
+constexpr llvm::StringLiteral kUniformWaveAttr = "mxgemm.uniform_wave";
+
+/// The wave's index in the workgroup (thread_id.x / 64) through
+/// v_readfirstlane, computed once at the kernel's entry. LLVM cannot prove
+/// thread_id.x / 64 wave-uniform, so without it every LDS-DMA destination
+/// (a wave-uniform M0) is computed per lane in the loop and moved to M0
+/// by a v_readfirstlane; from an SGPR it is scalar arithmetic.
+Value uniformWaveIndex(OpBuilder &b, Operation *op) {
+  auto func = op->getParentOfType<gpu::GPUFuncOp>();
+  if (!func)
+    return {};
+  Block &entry = func.getBody().front();
+  for (Operation &candidate : entry)
+    if (candidate.hasAttr(kUniformWaveAttr))
+      return candidate.getResult(0);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&entry);
+  Location loc = op->getLoc();
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value wave = arith::DivUIOp::create(
+      b, loc, tid, arith::ConstantIndexOp::create(b, loc, 64));
+  Value wave32 = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), wave);
+  Value uniform =
+      ROCDL::ReadfirstlaneOp::create(b, loc, b.getI32Type(), wave32);
+  auto index = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), uniform);
+  index->setAttr(kUniformWaveAttr, b.getUnitAttr());
+  return index;
+}
+
 class CopyToLdsLowering : public CountingPattern<CopyToLdsOp> {
 public:
   using CountingPattern::CountingPattern;
@@ -137,7 +167,9 @@ public:
         auto copy = dyn_cast_or_null<CopyToLdsOp>(other);
         return copy && copy.getMode() == Staging::LdsAsync;
       };
-      Value wave = arith::DivUIOp::create(rewriter, loc, tid, e.idx(64));
+      Value wave = uniformWaveIndex(rewriter, op);
+      if (!wave)
+        wave = arith::DivUIOp::create(rewriter, loc, tid, e.idx(64));
       emitted = lowerAsyncCopy(op, adaptor, rewriter, e, wave, e.coords.r);
       if (!isAsyncCopy(op->getNextNode()))
         ROCDL::SchedBarrier::create(rewriter, loc,

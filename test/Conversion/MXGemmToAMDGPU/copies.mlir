@@ -143,3 +143,45 @@ func.func @async_group_fenced(%src: memref<8192xf8E4M3FN>,
       : memref<8192xf8E4M3FN>, memref<2x16x64xf8E4M3FN, #gpu.address_space<workgroup>>
   return
 }
+
+// -----
+
+// In a kernel the lds_async copies take the wave index from one
+// v_readfirstlane at the kernel's entry, shared by every copy, so that the
+// LDS-DMA destination (M0) is computed in SGPRs inside the loop.
+// CHECK-LABEL: gpu.func @uniform_wave_index
+// CHECK-NEXT: %[[TID:.+]] = gpu.thread_id x
+// CHECK: %[[WAVE:.+]] = arith.divui %[[TID]], %c64
+// CHECK-NEXT: %[[W32:.+]] = arith.index_castui %[[WAVE]] : index to i32
+// CHECK-NEXT: %[[U32:.+]] = rocdl.readfirstlane %[[W32]] : i32
+// CHECK-NEXT: %[[U:.+]] = arith.index_castui %[[U32]] {mxgemm.uniform_wave} : i32 to index
+// CHECK-NOT: rocdl.readfirstlane
+// CHECK: scf.for
+// CHECK: arith.muli %[[U]], %c64
+// CHECK: amdgpu.gather_to_lds
+// CHECK-NOT: rocdl.readfirstlane
+// CHECK: amdgpu.gather_to_lds
+// CHECK-NOT: rocdl.readfirstlane
+// CHECK: gpu.return
+gpu.module @kernels {
+  gpu.func @uniform_wave_index(%src: memref<8192xf8E4M3FN>,
+      %ring: memref<2x16x64xf8E4M3FN, #gpu.address_space<workgroup>>,
+      %row0: index, %m: index) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c64 = arith.constant 64 : index
+    scf.for %t = %c0 to %c2 step %c1 {
+      %k0 = arith.muli %t, %c64 : index
+      mxgemm.copy_to_lds %src, %ring [%t, %row0, %k0, %m]
+          {rows = 16 : i64, tile_k = 64 : i64, k = 128 : i64,
+           mode = #mxgemm<staging lds_async>, num_waves = 1 : i64}
+          : memref<8192xf8E4M3FN>, memref<2x16x64xf8E4M3FN, #gpu.address_space<workgroup>>
+      mxgemm.copy_to_lds %src, %ring [%t, %row0, %k0, %m]
+          {rows = 16 : i64, tile_k = 64 : i64, k = 128 : i64,
+           mode = #mxgemm<staging lds_async>, num_waves = 1 : i64}
+          : memref<8192xf8E4M3FN>, memref<2x16x64xf8E4M3FN, #gpu.address_space<workgroup>>
+    }
+    gpu.return
+  }
+}
