@@ -57,7 +57,9 @@ def ConvertMXGemmToAMDGPU : Pass<"convert-mxgemm-to-amdgpu"> {
     will pipeline, first go through an empty asm with side effects, so
     that LLVM cannot sink their MFMAs and scale operands under that mask);
     `mxgemm.copy_to_lds` becomes `amdgpu.gather_to_lds`
-    (`global_load_lds_dwordx4`) or global loads + LDS stores;
+    (`global_load_lds_dwordx4`; in a `gpu.func` its wave index comes from
+    one `rocdl.readfirstlane` at the kernel's entry, so that the LDS
+    destination in M0 is scalar arithmetic) or global loads + LDS stores;
     `mxgemm.wait_copies` becomes `amdgpu.memory_counter_wait`
     (`s_waitcnt vmcnt(N) lgkmcnt(0)`), and `mxgemm.ring_barrier` becomes
     `rocdl.s.barrier` between single-thread `llvm.fence`s.
