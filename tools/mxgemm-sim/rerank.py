@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Re-ranks tuning candidates of the case-table families with mxgemm-sim.
 
-Candidates (docs/Tuning.md), all with the 32x32x64 MFMA:
+Candidates (docs/TuningHistory.md, "What earlier rounds found"), all with the 32x32x64 MFMA:
   A     128x128x128, 2x2 waves, direct operand loads (the naive kernel)
   B     A with X and W lds_async into padded LDS, 1 stage, interleave
   C     B with 2 stages
