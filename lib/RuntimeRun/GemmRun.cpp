@@ -357,9 +357,9 @@ std::string runtime::describeRun(const RunResult &r,
   os << "plan: MXGEMM_STATUS_OK kernel " << plan.kernel << " (entry "
      << (source.empty() ? plan.entry : source) << ") grid " << plan.grid_x
      << "x" << plan.grid_y << "x" << plan.grid_z << " block " << plan.block_x
-     << "x" << plan.block_y << "x" << plan.block_z << " lds " << plan.lds_bytes
-     << " k_step " << plan.k_step << " M range " << plan.m_min << ".."
-     << plan.m_max << " " << mxgemm_plan_kind_string(plan.kind)
+     << "x" << plan.block_y << "x" << plan.block_z << " dynamic lds "
+     << plan.lds_bytes << " k_step " << plan.k_step << " M range " << plan.m_min
+     << ".." << plan.m_max << " " << mxgemm_plan_kind_string(plan.kind)
      << "\n  config: " << plan.config << "\n  note: " << plan.note << "\n";
   if (r.firstRows) {
     const mxgemm_plan &tail = r.tailPlan;
