@@ -31,6 +31,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <optional>
 
 using namespace llvm;
 using namespace mxgemm;
@@ -212,19 +213,22 @@ int main(int argc, char **argv) {
   auto p = sim::simulate(**co, *kernel, launch, memory, target, options);
   if (!p)
     die(toString(p.takeError()));
-  const bool splitK = gemm && gemm->findArgument(contract::kArgPhase);
-  if (json && !splitK)
+  // A split-K kernel's second launch adds the partials: simulated on its
+  // own and reported with the sum, which is the kernel's time.
+  std::optional<sim::Prediction> reduction;
+  if (gemm) {
+    auto second =
+        sim::simulateSplitKReduction(**co, *kernel, *gemm, m, target, options);
+    if (!second)
+      die(toString(second.takeError()));
+    reduction = std::move(*second);
+  }
+  if (json && !reduction)
     sim::printJson(outs(), *p);
   else if (!json)
     sim::printReport(outs(), *p);
-  // A split-K kernel's second launch adds the partials: simulated on its
-  // own and reported with the sum, which is the kernel's time.
-  if (splitK) {
-    auto reduction =
-        sim::simulateSplitKReduction(**co, *kernel, *gemm, m, target, options);
-    if (!reduction)
-      die(toString(reduction.takeError()));
-    const sim::Prediction &r = **reduction;
+  if (reduction) {
+    const sim::Prediction &r = *reduction;
     const double phase0Seconds = p->sustained.seconds;
     sim::Prediction both = *p;
     sim::appendLaunch(both, r);

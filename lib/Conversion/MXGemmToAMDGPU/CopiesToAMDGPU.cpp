@@ -119,11 +119,15 @@ constexpr llvm::StringLiteral kUniformWaveAttr = "mxgemm.uniform_wave";
 /// v_readfirstlane, computed once at the kernel's entry. LLVM cannot prove
 /// thread_id.x / 64 wave-uniform, so without it every LDS-DMA destination
 /// (a wave-uniform M0) is computed per lane in the loop and moved to M0
-/// by a v_readfirstlane; from an SGPR it is scalar arithmetic.
+/// by a v_readfirstlane; from an SGPR it is scalar arithmetic. Outside a
+/// gpu.func (unit tests of the pattern): thread_id.x / 64 at `b`.
 Value uniformWaveIndex(OpBuilder &b, Operation *op) {
   auto func = op->getParentOfType<gpu::GPUFuncOp>();
   if (!func)
-    return {};
+    return arith::DivUIOp::create(
+        b, op->getLoc(),
+        gpu::ThreadIdOp::create(b, op->getLoc(), gpu::Dimension::x),
+        arith::ConstantIndexOp::create(b, op->getLoc(), 64));
   Block &entry = func.getBody().front();
   for (Operation &candidate : entry)
     if (candidate.hasAttr(kUniformWaveAttr))
@@ -151,7 +155,6 @@ public:
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MfmaEmitter e(rewriter, loc, /*nonK=*/64);
-    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
     CopyInstructionCounts emitted;
     if (op.getMode() == Staging::LdsAsync) {
       // No memory operation may be scheduled across the end of a group of
@@ -168,14 +171,14 @@ public:
         return copy && copy.getMode() == Staging::LdsAsync;
       };
       Value wave = uniformWaveIndex(rewriter, op);
-      if (!wave)
-        wave = arith::DivUIOp::create(rewriter, loc, tid, e.idx(64));
       emitted = lowerAsyncCopy(op, adaptor, rewriter, e, wave, e.coords.r);
       if (!isAsyncCopy(op->getNextNode()))
         ROCDL::SchedBarrier::create(rewriter, loc,
                                     rewriter.getI32IntegerAttr(kAluMayCross));
     } else {
-      emitted = lowerSyncCopy(op, adaptor, rewriter, e, tid);
+      emitted = lowerSyncCopy(
+          op, adaptor, rewriter, e,
+          gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x));
     }
     rewriter.eraseOp(op);
     count(&MXGemmToAMDGPUCounts::ldsCopies);
