@@ -296,15 +296,22 @@ int main(int argc, char **argv) {
     if (!buckets)
       tool.usageError("--only-buckets needs --buckets");
     SmallVector<StringRef> items;
-    StringRef(tool.text("--only-buckets")).split(items, ',', -1, false);
+    // The items point into this string: keep it alive while they are read.
+    const std::string list = tool.text("--only-buckets");
+    StringRef(list).split(items, ',', -1, false);
     for (StringRef item : items) {
       int64_t lo;
       if (item.trim().getAsInteger(10, lo) ||
           none_of(contract::kMBuckets,
                   [&](const contract::MBucket &b) { return b.mMin == lo; }))
         tool.usageError("--only-buckets: '" + item.str() +
-                        "' is not the lower end of an M bucket (1, 17, 65, "
-                        "257, 1025, 4097, 8193, 16385)");
+                        "' is not the lower end of an M bucket (" +
+                        join(map_range(contract::kMBuckets,
+                                       [](const contract::MBucket &b) {
+                                         return std::to_string(b.mMin);
+                                       }),
+                             ", ") +
+                        ")");
       onlyBuckets.push_back(lo);
     }
   }
