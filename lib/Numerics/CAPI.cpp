@@ -196,6 +196,14 @@ int mxgemm_check_gemm(const mxgemm_numerics_operands *ops, const void *y,
                       int out_type, int k_step, uint8_t sentinel,
                       const int64_t *regions, size_t num_regions,
                       mxgemm_check_result *result) {
+  return mxgemm_check_gemm_split(ops, y, out_type, k_step, 1, sentinel, regions,
+                                 num_regions, result);
+}
+
+int mxgemm_check_gemm_split(const mxgemm_numerics_operands *ops, const void *y,
+                            int out_type, int k_step, int k_splits,
+                            uint8_t sentinel, const int64_t *regions,
+                            size_t num_regions, mxgemm_check_result *result) {
   return guarded([&] {
     if (int e = checkOperands(ops))
       return e;
@@ -204,12 +212,26 @@ int mxgemm_check_gemm(const mxgemm_numerics_operands *ops, const void *y,
       return fail("y and result must be non-null and out_type 2 or 4");
     if (k_step <= 0 || k_step % 32)
       return fail("k_step must be a positive multiple of 32");
+    if (k_splits < 1 || k_splits > contract::kMaxKSplits)
+      return fail("k_splits must be in 1.." +
+                  std::to_string(contract::kMaxKSplits));
+    // The segment rule needs boundaries on whole steps.
+    if (ops->k % k_splits || (ops->k / k_splits) % k_step)
+      return fail("K / k_splits must be a whole number of k_step");
     if (num_regions && !regions)
       return fail("null regions");
     nx::GemmCheckOptions options;
     options.sentinel = sentinel;
     options.maxReported = 1;
     options.reference.kStep = k_step;
+    if (k_splits > 1) {
+      contract::GemmProblem problem;
+      problem.n = ops->n, problem.k = ops->k;
+      contract::KernelConfig config;
+      config.kSplits = k_splits;
+      options.reference.kSegments =
+          contract::kSegmentBoundaries(problem, config);
+    }
     for (size_t i = 0; i < num_regions; ++i)
       options.expected.push_back({regions[4 * i], regions[4 * i + 1],
                                   regions[4 * i + 2], regions[4 * i + 3]});

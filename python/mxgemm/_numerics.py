@@ -49,8 +49,9 @@ def _signatures():
         "mxgemm_dequantize_mx": (I, [_U8P, _U8P, I64, I64, I, I, FP]),
         "mxgemm_reference_gemm": (I, [P(Operands), I64, I64, I64, I64, I, I,
                                       V, I64]),
-        "mxgemm_check_gemm": (I, [P(Operands), V, I, I, ctypes.c_uint8,
-                                  P(I64), ctypes.c_size_t, P(CheckResult)]),
+        "mxgemm_check_gemm_split": (I, [P(Operands), V, I, I, I,
+                                        ctypes.c_uint8, P(I64),
+                                        ctypes.c_size_t, P(CheckResult)]),
         "mxgemm_pack_weight_panels": (I, [_U8P, _U8P, I64, I64, I64]),
     }
 
@@ -255,12 +256,15 @@ def reference_gemm(ops, k_step, rows=None, cols=None, out_type="bf16"):
     return out
 
 
-def check_gemm(ops, y, k_step, regions=(), sentinel=0xFF, out_type="bf16"):
+def check_gemm(ops, y, k_step, regions=(), sentinel=0xFF, out_type="bf16",
+               k_splits=1):
     """The GEMM check: `y` [M, N] (filled with `sentinel` bytes before the
     launch) against the reference on every written output. `regions` are
     (r0, r1, c0, c1) rectangles the kernel was expected to write; written
-    outputs outside them count as stray. Returns a dict with compared,
-    mismatches, unwritten, stray, last_row_written and the first mismatch."""
+    outputs outside them count as stray. `k_splits`: the kernel's split-K
+    segments (the reference then follows the segment rule). Returns a dict
+    with compared, mismatches, unwritten, stray, last_row_written and the
+    first mismatch."""
     code, dtype = _enum(OUT_TYPES, out_type, "out_type")
     y = np.ascontiguousarray(y)
     if y.shape != (ops.c.m, ops.c.n) or y.dtype.itemsize != \
@@ -269,9 +273,9 @@ def check_gemm(ops, y, k_step, regions=(), sentinel=0xFF, out_type="bf16"):
                          f"got {y.shape} {y.dtype}")
     reg = np.ascontiguousarray(np.array(regions, np.int64).reshape(-1, 4))
     res = CheckResult()
-    _call("mxgemm_check_gemm", ctypes.byref(ops.c), y.ctypes.data, code,
-          k_step, sentinel, _ptr(reg, ctypes.c_int64), len(reg),
-          ctypes.byref(res))
+    _call("mxgemm_check_gemm_split", ctypes.byref(ops.c), y.ctypes.data,
+          code, k_step, k_splits, sentinel, _ptr(reg, ctypes.c_int64),
+          len(reg), ctypes.byref(res))
     out = {f: getattr(res, f) for f, _ in CheckResult._fields_}
     out["last_row_written"] = bool(out["last_row_written"])
     return out

@@ -183,10 +183,14 @@ class Qualifier:
             self.loaded[key] = mx.LoadedKernel(code, descriptor, ctx=self.ctx)
         return self.loaded[key]
 
-    def naive(self, n, k, mfma):
-        """The naive kernel of the same MFMA shape: an explicit config body
-        (the naive fields but `mfma`), never the compiler's auto choice."""
-        return self.compile(n, k, "mfma = " + mfma, None)
+    def naive(self, n, k, mfma, k_splits=1):
+        """The naive kernel of the same MFMA shape and K segments: an
+        explicit config body (the naive fields but `mfma` and `k_splits`),
+        never the compiler's auto choice."""
+        body = "mfma = " + mfma
+        if k_splits > 1:
+            body += ", k_splits = %d" % k_splits
+        return self.compile(n, k, body, None)
 
     def plan_for(self, m, n, k):
         """The shim's decision as a caller makes it: asked with row-major W,
@@ -206,10 +210,11 @@ class Qualifier:
             return [(plan, 0, m)]
         return [(first_plan, 0, first), (tail, first, m - first)]
 
-    def launch_mfma(self, plan):
-        """The MFMA shape of the embedded kernel of `plan`."""
-        return self.embedded[plan.entry]["info"]["descriptor"]["config"][
-            "mfma"]
+    def launch_shape(self, plan):
+        """(MFMA shape, K segments) of the embedded kernel of `plan`: what
+        its bits depend on beside the operands."""
+        config = self.embedded[plan.entry]["info"]["descriptor"]["config"]
+        return config["mfma"], config.get("k_splits", 1)
 
     # -- workgroup selection ---------------------------------------------------
     @staticmethod
@@ -265,7 +270,8 @@ class Qualifier:
                         "descriptor %s" % (plan.w_layout,
                                            emb["info"]["w_layout"],
                                            desc["w_layout"]))
-        _, ncode, nside, _ = self.naive(n, k, cfg["mfma"])
+        _, ncode, nside, _ = self.naive(n, k, cfg["mfma"],
+                                        cfg.get("k_splits", 1))
         rec["structure"] = structure(cfg, nside["config"])
         rec["code_object_sha256"] = emb["sha256"]
 
@@ -374,7 +380,7 @@ class Qualifier:
                 return rec
             rec["tuned_seconds"] = time.perf_counter() - t0
 
-            block_k_step = {(r0, r1): launches[i][0].k_step for
+            block_launch = {(r0, r1): launches[i][0] for
                             (r0, r1, _, _), i in zip(regions, region_launch)}
             row_blocks = sorted({(r0, r1) for r0, r1, _, _ in regions})
             got = {b: self.copy_rows(dy, b, n) for b in row_blocks}
@@ -394,9 +400,11 @@ class Qualifier:
                     for q0, q1, c0, c1 in mine:
                         mask[q0:q1, c0:c1] = True
                     y = np.where(mask, y, np.uint16(0xFFFF))
+                lp = block_launch[(r0, r1)]
                 res = nx.check_gemm(nx.GemmOperands(x[r0:r1], xs[r0:r1], w,
                                                     ws), y,
-                                    block_k_step[(r0, r1)], regions=mine)
+                                    lp.k_step, regions=mine,
+                                    k_splits=self.launch_shape(lp)[1])
                 area = sum((q1 - q0) * (c1 - c0) for q0, q1, c0, c1 in mine)
                 for key in ("compared", "mismatches", "stray"):
                     totals[key] += res[key]
@@ -428,19 +436,19 @@ class Qualifier:
                             "written" % totals["unwritten"])
             tiles_y = [got[(r0, r1)][:, c0:c1] for r0, r1, c0, c1 in regions]
 
-            # The naive kernel of each launch's MFMA shape on the same
-            # buffers, compared on that launch's regions.
+            # The naive kernel of each launch's MFMA shape and K segments
+            # on the same buffers, compared on that launch's regions.
             t0 = time.perf_counter()
             rec["naive"] = {"kernel": nside["kernel"],
                             "config": nside["config"],
                             "sha256": hashlib.sha256(ncode).hexdigest()}
             mism_naive = 0
-            for mfma in sorted({self.launch_mfma(lp) for lp, _, _ in
-                                launches}):
+            for shape in sorted({self.launch_shape(lp) for lp, _, _ in
+                                 launches}):
                 own = [(reg, y) for reg, y, i in
                        zip(regions, tiles_y, region_launch)
-                       if self.launch_mfma(launches[i][0]) == mfma]
-                _, mcode, mside, _ = self.naive(n, k, mfma)
+                       if self.launch_shape(launches[i][0]) == shape]
+                _, mcode, mside, _ = self.naive(n, k, *shape)
                 try:
                     nkernel = self.load(mcode, mside)
                     nplan = nkernel.plan(m)

@@ -114,9 +114,29 @@ def _round_to_f32(q):
 def reference_tile(x, xs, w, ws, k_step, stats):
     """BF16 bits of x[r] . w[c]^T for the given operand rows: per K-step one
     exact sum (accumulator plus the step's block products) and one FP32
-    rounding, then BF16 RNE. float64 holds every block dot product exactly
-    (integers below 2^41 in units of 2^-18); each step's sum is checked exact
-    with TwoSum and the rare inexact elements are redone with Fractions."""
+    rounding, then BF16 RNE."""
+    return _to_bf16(_accumulate(x, xs, w, ws, k_step, stats))
+
+
+def reference_tile_segments(x, xs, w, ws, k_step, bounds, stats):
+    """The segment rule of split-K (docs/Design.md, "Split K"): each K
+    segment [bounds[i], bounds[i+1]) accumulated from +0 by the step rule,
+    the FP32 partials added in ascending order with FP32 RNE, then BF16."""
+    total = None
+    for k0, k1 in zip(bounds, bounds[1:]):
+        b0, b1 = k0 // BLOCK, k1 // BLOCK
+        ws_seg = ws[:, b0:b1]
+        part = _accumulate(x[:, k0:k1], xs[:, b0:b1], w[:, k0:k1], ws_seg,
+                           k_step, stats).astype(np.float32)
+        total = part if total is None else total + part
+    return _to_bf16(total.astype(np.float64))
+
+
+def _accumulate(x, xs, w, ws, k_step, stats):
+    """The FP32 accumulator (as float64 values) of the step rule. float64
+    holds every block dot product exactly (integers below 2^41 in units of
+    2^-18); each step's sum is checked exact with TwoSum and the rare
+    inexact elements are redone with Fractions."""
     rows, k = x.shape
     cols = w.shape[0]
     a = E4M3_UNITS[x]
@@ -156,6 +176,11 @@ def reference_tile(x, xs, w, ws, k_step, stats):
                         total += Fraction(pij) * Fraction(2) ** int(e[i, j])
                 s[i, j] = acc[i, j] if allzero else _round_to_f32(total)
         acc = s.astype(np.float32).astype(np.float64)
+    return acc
+
+
+def _to_bf16(acc):
+    """BF16 bits (RNE, NaN kept quiet) of FP32 values held in float64."""
     bits = acc.astype(np.float32).view(np.uint32)
     nan = (bits & 0x7FFFFFFF) > 0x7F800000
     lsb = (bits >> 16) & 1

@@ -87,6 +87,41 @@ def test_check_gemm_counts():
     assert not res["last_row_written"]
 
 
+@pytest.mark.parametrize("k_step,k_splits", [(64, 4), (128, 2)])
+def test_check_gemm_follows_the_segment_rule(k_step, k_splits):
+    # Y by the segment rule (the oracle): the split check passes it, the
+    # one-segment check does not. W rows: +2^10 on the first block, 2^-20
+    # from K = 512 and -2^10 on the last block, so the order of the FP32
+    # roundings decides whether the small terms survive: with one segment
+    # the accumulator holds 2^15 while they are added (lost but for the
+    # last step's, summed exactly with -2^15); split, the last segment's
+    # partial rounds them away against -2^15 and the sum is 0.
+    k = 1024
+    wf = np.zeros((64, k))
+    wf[:, :32], wf[:, 512:k - 32], wf[:, k - 32:] = 2.0**10, 2.0**-20, -2.0**10
+    w, ws = mxgemm.quantize_mx(wf, "e4m3", "block32x32")
+    x, xs = mxgemm.quantize_mx(np.ones((32, k)), "e4m3", "per_row")
+    ops = mxgemm.GemmOperands(x, xs, w, ws)
+    bounds = [k // k_splits * s for s in range(k_splits + 1)]
+    y = oracle.reference_tile_segments(x, xs, w, ws, k_step, bounds, {})
+    res = mxgemm.check_gemm(ops, y, k_step, k_splits=k_splits)
+    assert (res["compared"], res["mismatches"]) == (32 * 64, 0)
+    assert mxgemm.check_gemm(ops, y, k_step)["mismatches"] > 0
+    one = oracle.reference_tile(x, xs, w, ws, k_step, {})
+    assert mxgemm.check_gemm(ops, one, k_step, k_splits=k_splits)[
+        "mismatches"] > 0
+
+
+@pytest.mark.parametrize("k_splits", [0, 65, 3])
+def test_check_gemm_refuses_bad_splits(k_splits):
+    # 0 and 65 are outside 1..64; 3 does not cut K = 1024 on whole steps.
+    x, xs, w, ws = _operands(5, 8, 32, 1024, 2)
+    ops = mxgemm.GemmOperands(x, xs, w, ws)
+    with pytest.raises(ValueError, match="k_splits|whole number"):
+        mxgemm.check_gemm(ops, np.zeros((8, 32), np.uint16), 64,
+                          k_splits=k_splits)
+
+
 def test_random_mx_is_deterministic_and_finite():
     a, sa = mxgemm.random_mx(7, 33, 64, "e4m3", "block32x32")
     b, sb = mxgemm.random_mx(7, 33, 64, "e4m3", "block32x32")

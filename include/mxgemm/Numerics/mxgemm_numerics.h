@@ -93,6 +93,17 @@ MXGEMM_NUMERICS_API int mxgemm_check_gemm(const mxgemm_numerics_operands *ops,
                                           size_t num_regions,
                                           mxgemm_check_result *result);
 
+/* mxgemm_check_gemm for a kernel that splits K into `k_splits` segments
+   (1: one segment, the same as mxgemm_check_gemm): the reference follows
+   the segment rule with the contract's boundaries (K / k_splits * s, the
+   last K; docs/Design.md, "Split K"). k_splits is 1..64 and K / k_splits
+   a whole number of `k_step`s. */
+MXGEMM_NUMERICS_API int
+mxgemm_check_gemm_split(const mxgemm_numerics_operands *ops, const void *y,
+                        int out_type, int k_step, int k_splits,
+                        uint8_t sentinel, const int64_t *regions,
+                        size_t num_regions, mxgemm_check_result *result);
+
 /* Packs row-major W [N, K] into the MFMA panels of `non_k` rows (32 or 16;
    include/mxgemm/Contract/WeightPanels.h) on the host. */
 MXGEMM_NUMERICS_API int mxgemm_pack_weight_panels(const uint8_t *w,
