@@ -21,6 +21,7 @@ max(compute, memory).
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -29,8 +30,6 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 from mxgemm.cases import read_cases  # noqa: E402
 
 HBM_BYTES_PER_S = 8e12
-BUCKETS = [(1, 16), (17, 64), (65, 256), (257, 1024), (1025, 4096),
-           (4097, 8192), (8193, 16384), (16385, 65536)]
 
 
 def memory_bytes(m, n, k):
@@ -39,11 +38,12 @@ def memory_bytes(m, n, k):
     return n * k + -(-n // 32) * blocks + m * k + m * blocks + m * n * 2
 
 
-def bucket_of(m):
-    for lo, hi in BUCKETS:
-        if lo <= m <= hi:
-            return "%d..%d" % (lo, hi)
-    return "%d..%d" % BUCKETS[-1]
+def bucket_of(why):
+    """The M range mxgemm-compile names for its choice: the entry's range or
+    the heuristic's bucket (the compiler owns the bucket list)."""
+    found = (re.search(r"M range (\d+)\.\.(\d+)", why)
+             or re.search(r"in bucket \[(\d+), (\d+)\]", why))
+    return "%s..%s" % found.groups() if found else "?"
 
 
 def simulate(args, family, n, k, m):
@@ -57,7 +57,7 @@ def simulate(args, family, n, k, m):
            "--k", str(k), "--m", str(m), "-o", hsaco]
     if args.tuning_db:
         cmd += ["--tuning-db", args.tuning_db]
-    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    compiled = subprocess.run(cmd, check=True, capture_output=True, text=True)
     with open(hsaco + ".json") as f:
         sidecar = json.load(f)
     sim = subprocess.run([os.path.join(args.build, "bin", "mxgemm-sim"), hsaco,
@@ -67,6 +67,7 @@ def simulate(args, family, n, k, m):
     result = json.loads(sim.stdout)
     result["config_source"] = sidecar.get("config_source", "?")
     result["screened"] = bool(screened)
+    result["bucket"] = bucket_of(compiled.stdout + compiled.stderr)
     with open(cache, "w") as f:
         json.dump(result, f, indent=1)
     return result
@@ -116,7 +117,7 @@ def main():
                 met, target = None, "none"
             missed += met is False
             print("| %s | %d x %d | %d | %s | %s | %.2f%s | %.2f | %.2f | %.2f | %s |"
-                  % (name, n, k, m, bucket_of(m), r["config_source"], r["time_us"],
+                  % (name, n, k, m, r.get("bucket", "?"), r["config_source"], r["time_us"],
                      " (x0)" if r.get("screened") else "",
                      memory, compute, ratio,
                      target + (": met" if met else ": MISSED" if met is False else "")))

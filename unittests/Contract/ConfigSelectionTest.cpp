@@ -69,10 +69,12 @@ TEST(ConfigSelectionTest, BucketsAreTheDocumentedSet) {
   EXPECT_EQ(findMBucket(1), 0);
   EXPECT_EQ(findMBucket(16), 0);
   EXPECT_EQ(findMBucket(17), 1);
-  EXPECT_EQ(findMBucket(8192), 5);
-  EXPECT_EQ(findMBucket(8193), 6);
-  EXPECT_EQ(findMBucket(65536), 7);
-  EXPECT_EQ(findMBucket(kMaxM), 7);
+  EXPECT_EQ(findMBucket(2048), 4);
+  EXPECT_EQ(findMBucket(2049), 5);
+  EXPECT_EQ(findMBucket(8192), 6);
+  EXPECT_EQ(findMBucket(8193), 7);
+  EXPECT_EQ(findMBucket(65536), 8);
+  EXPECT_EQ(findMBucket(kMaxM), 8);
 }
 
 TEST(ConfigSelectionTest, DatabaseEntryWhoseRangeHoldsTheHint) {

@@ -30,11 +30,12 @@ struct MBucket {
 
 /// The documented buckets, ascending and contiguous from 1 to 65536. An M
 /// above 65536 (up to kMaxM) falls in the last bucket.
-inline constexpr std::array<MBucket, 8> kMBuckets = {{{1, 16},
+inline constexpr std::array<MBucket, 9> kMBuckets = {{{1, 16},
                                                       {17, 64},
                                                       {65, 256},
                                                       {257, 1024},
-                                                      {1025, 4096},
+                                                      {1025, 2048},
+                                                      {2049, 4096},
                                                       {4097, 8192},
                                                       {8193, 16384},
                                                       {16385, 65536}}};
