@@ -137,11 +137,15 @@ ErrorMessage contract::verifyProblemConfig(const GemmProblem &p,
 
 std::vector<int64_t> contract::kSegmentBoundaries(const GemmProblem &p,
                                                   const KernelConfig &c) {
-  const int64_t splits = std::max<int64_t>(c.kSplits, 1);
+  return kSegmentBoundaries(p.k, c.kSplits);
+}
+
+std::vector<int64_t> contract::kSegmentBoundaries(int64_t k, int64_t kSplits) {
+  const int64_t splits = std::max<int64_t>(kSplits, 1);
   std::vector<int64_t> bounds;
   for (int64_t s = 0; s <= splits; ++s)
-    bounds.push_back(p.k / splits * s);
-  bounds.back() = p.k;
+    bounds.push_back(k / splits * s);
+  bounds.back() = k;
   return bounds;
 }
 

@@ -224,14 +224,9 @@ int mxgemm_check_gemm_split(const mxgemm_numerics_operands *ops, const void *y,
     options.sentinel = sentinel;
     options.maxReported = 1;
     options.reference.kStep = k_step;
-    if (k_splits > 1) {
-      contract::GemmProblem problem;
-      problem.n = ops->n, problem.k = ops->k;
-      contract::KernelConfig config;
-      config.kSplits = k_splits;
+    if (k_splits > 1)
       options.reference.kSegments =
-          contract::kSegmentBoundaries(problem, config);
-    }
+          contract::kSegmentBoundaries(ops->k, k_splits);
     for (size_t i = 0; i < num_regions; ++i)
       options.expected.push_back({regions[4 * i], regions[4 * i + 1],
                                   regions[4 * i + 2], regions[4 * i + 3]});

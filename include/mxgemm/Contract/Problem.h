@@ -91,6 +91,10 @@ ErrorMessage verifyProblemConfig(const GemmProblem &problem,
 std::vector<int64_t> kSegmentBoundaries(const GemmProblem &problem,
                                         const KernelConfig &config);
 
+/// The same boundaries for K split into `kSplits` segments (1 or more), for
+/// callers that know the count but no config (the numerics check).
+std::vector<int64_t> kSegmentBoundaries(int64_t k, int64_t kSplits);
+
 /// Bytes of the FP32 workspace a split-K kernel needs for `m` rows
 /// (k_splits x M x N partials); 0 without a split; nothing if the size
 /// overflows or m is outside 1..kMaxM.
