@@ -149,6 +149,27 @@ std::vector<int64_t> contract::kSegmentBoundaries(int64_t k, int64_t kSplits) {
   return bounds;
 }
 
+std::optional<OperandBytes> contract::operandBytes(const GemmProblem &p,
+                                                   int64_t m) {
+  if (m < 1 || m > kMaxM || p.isGeneric() || p.n < 1 ||
+      p.n > kMaxProblemExtent || p.k < kScaleBlock || p.k > kMaxProblemExtent)
+    return std::nullopt;
+  auto product = [](uint64_t a, uint64_t b, uint64_t c, uint64_t &out) {
+    return !__builtin_mul_overflow(a, b, &out) &&
+           !__builtin_mul_overflow(out, c, &out);
+  };
+  const uint64_t rows = uint64_t(m), n = uint64_t(p.n), k = uint64_t(p.k);
+  const uint64_t blocks = uint64_t(p.scaleColumns());
+  OperandBytes b;
+  if (!product(rows, k, uint64_t(elementBytes(p.xType)), b.x) ||
+      !product(rows, blocks, 1, b.xScales) ||
+      !product(n, k, uint64_t(elementBytes(p.wType)), b.w) ||
+      !product(uint64_t(p.weightScaleRows()), blocks, 1, b.wScales) ||
+      !product(rows, n, uint64_t(elementBytes(p.outType)), b.y))
+    return std::nullopt;
+  return b;
+}
+
 std::optional<uint64_t> contract::splitWorkspaceBytes(const GemmProblem &p,
                                                       const KernelConfig &c,
                                                       int64_t m) {

@@ -164,12 +164,7 @@ public:
     latL2 = double(t.l2HitCycles);
     latMall = latL2 + t.mallExtraNs * ghz;
     latHbm = latL2 + t.hbmExtraNs * ghz;
-    // An isolated dwordx4 load spends one issue interval, 16 cycles in the
-    // address unit and 16 returning its data outside the level latency,
-    // which is issue-to-data.
-    vmemFixed = double(t.issueIntervalCycles) +
-                64.0 / double(t.tcpLanesPerCycleWide) +
-                1024.0 / double(t.returnBytesPerCycle);
+    vmemFixed = t.isolatedVmemCycles();
     // An isolated ds_read_b128: issue, 256 B of addresses, 4 service cycles,
     // 1 KB of data over the SIMD pair's port.
     ldsFixed = double(t.ldsLatencyCycles) -

@@ -47,13 +47,11 @@ mxgemm::sim::prepareGemmLaunch(const contract::KernelDescriptor &d, int64_t m,
   if (!workgroups)
     return fail("M = " + Twine(m) + " has no grid for this kernel");
   const contract::GemmProblem &p = d.problem;
-  uint64_t kBlocks = uint64_t(p.scaleColumns());
-  uint64_t sizes[5] = {
-      uint64_t(m) * uint64_t(p.k) * contract::elementBytes(p.xType),    // X
-      uint64_t(m) * kBlocks,                                            // Xs
-      uint64_t(p.n) * uint64_t(p.k) * contract::elementBytes(p.wType),  // W
-      uint64_t(p.weightScaleRows()) * kBlocks,                          // Ws
-      uint64_t(m) * uint64_t(p.n) * contract::elementBytes(p.outType)}; // Y
+  std::optional<contract::OperandBytes> bytes = contract::operandBytes(p, m);
+  if (!bytes)
+    return fail("M = " + Twine(m) + ": the operands' sizes overflow");
+  uint64_t sizes[5] = {bytes->x, bytes->xScales, bytes->w, bytes->wScales,
+                       bytes->y};
   std::string_view names[5] = {contract::kArgX, contract::kArgXScales,
                                contract::kArgW, contract::kArgWScales,
                                contract::kArgY};
@@ -104,6 +102,41 @@ mxgemm::sim::prepareGemmLaunch(const contract::KernelDescriptor &d, int64_t m,
     }
   }
   return l;
+}
+
+Expected<GemmBounds> mxgemm::sim::gemmBounds(const contract::GemmProblem &p,
+                                             int64_t m,
+                                             const target::TargetModel &target,
+                                             double clockHz) {
+  std::optional<contract::OperandBytes> bytes = contract::operandBytes(p, m);
+  if (!bytes || clockHz <= 0)
+    return createStringError(inconvertibleErrorCode(),
+                             "no bounds for M = " + Twine(m) +
+                                 ", N = " + Twine(p.n) + ", K = " + Twine(p.k));
+  const target::TimingModel &t = target.timing;
+  const double mfmaFlopsPerSecond = double(target.mxfp8FlopsPerClockPerCu()) *
+                                    double(target.numCus) * clockHz;
+  GemmBounds b;
+  b.memorySeconds = double(bytes->total()) / target.hbmBytesPerSecond;
+  b.computeSeconds =
+      2.0 * double(m) * double(p.n) * double(p.k) / mfmaFlopsPerSecond;
+  // The model's own rules (CuModel): a load's data is ready at the earliest
+  // one level latency less the isolated access's fixed cycles after its
+  // issue; a store completes one L2 latency less those cycles after its
+  // issue, and s_endpgm waits for it.
+  const double vmemFixed = t.isolatedVmemCycles();
+  const double firstBytes =
+      (double(t.workgroupLaunchCycles + t.smemLatencyCycles + t.l2HitCycles) -
+       vmemFixed) /
+          clockHz +
+      t.hbmExtraNs * 1e-9;
+  const double lastStore = (double(t.l2HitCycles) - vmemFixed) / clockHz;
+  b.latencyFloorSeconds =
+      firstBytes +
+      std::max(double(bytes->read()) / target.hbmBytesPerSecond,
+               b.computeSeconds) +
+      lastStore;
+  return b;
 }
 
 Expected<std::optional<Prediction>> mxgemm::sim::simulateSplitKReduction(

@@ -30,7 +30,7 @@ using namespace mxgemm::sim;
 
 #define MXGEMM_FIELD(name, assumption, source)                                 \
   TimingField {                                                                \
-    #name, assumption, source,                                                 \
+#name, assumption, source,                                                 \
         [](const target::TimingModel &t) { return double(t.name); },           \
         [](target::TimingModel &t, double v) {                                 \
           using T = std::remove_reference_t<decltype(t.name)>;                 \
@@ -38,7 +38,7 @@ using namespace mxgemm::sim;
             t.name = T(std::max<double>(1, std::llround(v)));                  \
           else                                                                 \
             t.name = T(v);                                                     \
-        }                                                                      \
+        }   \
   }
 
 ArrayRef<TimingField> mxgemm::sim::timingFields() {
@@ -251,7 +251,8 @@ void mxgemm::sim::printReport(raw_ostream &os, const Prediction &p) {
 // JSON
 //===----------------------------------------------------------------------===//
 
-void mxgemm::sim::printJson(raw_ostream &os, const Prediction &p) {
+void mxgemm::sim::printJson(raw_ostream &os, const Prediction &p,
+                            ArrayRef<std::pair<std::string, double>> extra) {
   json::OStream j(os, 1);
   auto clock = [&](const ClockPrediction &c, StringRef suffix) {
     j.attribute(("time_us" + suffix).str(), c.seconds * 1e6);
@@ -274,6 +275,8 @@ void mxgemm::sim::printJson(raw_ostream &os, const Prediction &p) {
       clock(p.peak, "_peak_clock");
       j.attribute("peak_clock_ghz", p.peak.clockHz / 1e9);
     }
+    for (const auto &[name, value] : extra)
+      j.attribute(name, value);
     j.attribute("flops", p.flops);
     j.attribute("workgroups", int64_t(p.numWorkgroups));
     j.attribute("waves_per_workgroup", int64_t(p.wavesPerWorkgroup));

@@ -223,8 +223,32 @@ int main(int argc, char **argv) {
       die(toString(second.takeError()));
     reduction = std::move(*second);
   }
+  // A GEMM's prediction comes with its problem's bounds at the same clocks
+  // (sim::GemmBounds): the roofline sides and the latency floor.
+  auto boundsAt = [&](double clockHz) -> std::optional<sim::GemmBounds> {
+    if (!gemm || clockHz <= 0)
+      return std::nullopt;
+    return orDie(sim::gemmBounds(gemm->problem, m, target, clockHz));
+  };
+  std::optional<sim::GemmBounds> sustainedBounds =
+      boundsAt(p->sustained.clockHz);
+  std::optional<sim::GemmBounds> peakBounds = boundsAt(p->peak.clockHz);
+  std::vector<std::pair<std::string, double>> boundFields;
+  auto addBounds = [&](const std::optional<sim::GemmBounds> &b,
+                       StringRef suffix) {
+    if (!b)
+      return;
+    boundFields.push_back(
+        {("memory_bound_us" + suffix).str(), b->memorySeconds * 1e6});
+    boundFields.push_back(
+        {("compute_bound_us" + suffix).str(), b->computeSeconds * 1e6});
+    boundFields.push_back(
+        {("latency_floor_us" + suffix).str(), b->latencyFloorSeconds * 1e6});
+  };
+  addBounds(sustainedBounds, "");
+  addBounds(peakBounds, "_peak_clock");
   if (json && !reduction)
-    sim::printJson(outs(), *p);
+    sim::printJson(outs(), *p, boundFields);
   else if (!json)
     sim::printReport(outs(), *p);
   if (reduction) {
@@ -237,7 +261,7 @@ int main(int argc, char **argv) {
       // the reduction's own object beside them.
       std::string first, second;
       raw_string_ostream fs(first), ss(second);
-      sim::printJson(fs, both);
+      sim::printJson(fs, both, boundFields);
       sim::printJson(ss, r);
       Expected<json::Value> a = json::parse(first), b = json::parse(second);
       if (!a || !b || !a->getAsObject() || !b->getAsObject())
@@ -255,5 +279,12 @@ int main(int argc, char **argv) {
                         both.sustained.mfmaUtilisation);
     }
   }
+  if (!json && sustainedBounds)
+    outs() << formatv("  bounds           memory {0:f2} us, compute {1:f2} us, "
+                      "latency floor {2:f2} us (sustained clock; no kernel "
+                      "of this problem is faster in this model)\n",
+                      sustainedBounds->memorySeconds * 1e6,
+                      sustainedBounds->computeSeconds * 1e6,
+                      sustainedBounds->latencyFloorSeconds * 1e6);
   return 0;
 }

@@ -2,8 +2,8 @@
 //
 // The pieces of mxgemm-sim that the lit calibration record does not pin:
 // the LDS bank rule for every width, the target-table hash, occupancy from
-// the unified register file, issue arbitration by s_setprio, and the L2's
-// write-back of stored lines. Kernels are
+// the unified register file, issue arbitration by s_setprio, the L2's
+// write-back of stored lines, and a GEMM problem's bounds. Kernels are
 // assembled with the configured llvm-mc and ld.lld.
 //
 //===----------------------------------------------------------------------===//
@@ -12,6 +12,7 @@
 #include "../../lib/Simulator/CacheModel.h"
 #include "../../lib/Simulator/SimulatorImpl.h"
 #include "../Emulator/TestUtil.h"
+#include "mxgemm/Simulator/GemmLaunch.h"
 
 #include <gtest/gtest.h>
 
@@ -202,6 +203,54 @@ TEST(AppendLaunch, RatesOverBothLaunches) {
   // No peak-clock prediction in either: nothing to add there.
   EXPECT_FALSE(first.hasPeak);
   EXPECT_DOUBLE_EQ(first.peak.seconds, 0);
+}
+
+// wq_b at M = 16 (N = 16384, K = 1280, 32x32-block W scales, BF16 Y), by
+// hand: X 20480 B, Xs 640, W 20971520, Ws 512 x 40 = 20480, Y 524288; read
+// 21013120 B, all 21537408 B. At 1.58 GHz: memory 21537408 / 8e12 s; compute
+// 2 x 16 x 16384 x 1280 / (8192 x 256 x 1.58e9) s; the floor 664 cycles
+// (launch 200, kernel arguments 200, L2 300, less 36 fixed cycles of a
+// dwordx4: 4 issue, 16 address, 16 return) + 145.833 ns of HBM latency,
+// then the read bytes at 8 TB/s (more than the compute), then a store's
+// 300 - 36 cycles into the L2.
+TEST(GemmBounds, HandComputedForWqB) {
+  contract::GemmProblem p;
+  p.n = 16384;
+  p.k = 1280;
+  std::optional<contract::OperandBytes> bytes = contract::operandBytes(p, 16);
+  ASSERT_TRUE(bytes);
+  EXPECT_EQ(bytes->x, 20480u);
+  EXPECT_EQ(bytes->xScales, 640u);
+  EXPECT_EQ(bytes->w, 20971520u);
+  EXPECT_EQ(bytes->wScales, 20480u);
+  EXPECT_EQ(bytes->y, 524288u);
+  llvm::Expected<sim::GemmBounds> b =
+      sim::gemmBounds(p, 16, target::kGFX950, 1.58e9);
+  ASSERT_TRUE(bool(b)) << llvm::toString(b.takeError());
+  EXPECT_NEAR(b->memorySeconds * 1e6, 2.692176, 1e-6);
+  EXPECT_NEAR(b->computeSeconds * 1e6, 0.202532, 1e-6);
+  EXPECT_NEAR(b->latencyFloorSeconds * 1e6,
+              664 / 1.58e3 + 0.145833 + 21013120 / 8e6 + 264 / 1.58e3, 1e-6);
+  EXPECT_DOUBLE_EQ(b->roofline(), b->memorySeconds);
+  // Compute-bound at a large M: the floor is the compute time between the
+  // first bytes' latency and the last store's.
+  llvm::Expected<sim::GemmBounds> big =
+      sim::gemmBounds(p, 16384, target::kGFX950, 1.58e9);
+  ASSERT_TRUE(bool(big));
+  EXPECT_NEAR(big->latencyFloorSeconds - big->computeSeconds,
+              (664 + 264) / 1.58e9 + 145.833e-9, 1e-12);
+  // Generic problems and M outside 1..2^31-1 have no bounds.
+  EXPECT_FALSE(contract::operandBytes(p, 0));
+  llvm::Expected<sim::GemmBounds> none =
+      sim::gemmBounds(p, 0, target::kGFX950, 1.58e9);
+  EXPECT_FALSE(bool(none));
+  llvm::consumeError(none.takeError());
+  contract::GemmProblem generic = p;
+  generic.n = contract::kDynamicExtent;
+  EXPECT_FALSE(contract::operandBytes(generic, 16));
+  contract::GemmProblem huge = p;
+  huge.n = contract::kMaxProblemExtent + 1;
+  EXPECT_FALSE(contract::operandBytes(huge, 16));
 }
 
 } // namespace

@@ -95,6 +95,21 @@ std::vector<int64_t> kSegmentBoundaries(const GemmProblem &problem,
 /// callers that know the count but no config (the numerics check).
 std::vector<int64_t> kSegmentBoundaries(int64_t k, int64_t kSplits);
 
+/// The bytes of a call's operands: what a kernel reads (X, Xs, W, Ws) and
+/// writes (Y). The simulator sizes a launch's buffers and the roofline's
+/// memory side from them.
+struct OperandBytes {
+  uint64_t x = 0, xScales = 0, w = 0, wScales = 0, y = 0;
+  uint64_t read() const { return x + xScales + w + wScales; }
+  uint64_t total() const { return read() + y; }
+};
+
+/// The operand bytes of a problem with static N and K for `m` rows;
+/// nothing for m outside 1..kMaxM, N or K outside validateProblem's range
+/// or a generic problem. Within those limits every count is below 2^57 and
+/// the sums below 2^60.
+std::optional<OperandBytes> operandBytes(const GemmProblem &problem, int64_t m);
+
 /// Bytes of the FP32 workspace a split-K kernel needs for `m` rows
 /// (k_splits x M x N partials); 0 without a split; nothing if the size
 /// overflows or m is outside 1..kMaxM.

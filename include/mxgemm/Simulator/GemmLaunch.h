@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -44,6 +45,36 @@ llvm::Expected<std::optional<Prediction>> simulateSplitKReduction(
     const emu::CodeObject &object, const emu::KernelInfo &kernel,
     const contract::KernelDescriptor &d, int64_t m,
     const target::TargetModel &target, const SimOptions &options);
+
+/// What no kernel of a GEMM problem can beat, at one clock, in seconds
+/// (docs/Simulator.md, "Bounds and the latency floor").
+struct GemmBounds {
+  /// X, Xs, W, Ws and Y bytes at the HBM rate: the roofline's memory side.
+  double memorySeconds = 0;
+  /// 2 M N K at the chip's dense MXFP8 MFMA rate at this clock.
+  double computeSeconds = 0;
+  /// The latency floor, by the simulator's own rules. A workgroup launches
+  /// and reads its kernel arguments before it knows an address
+  /// (workgroupLaunchCycles, smemLatencyCycles); its first operand bytes
+  /// come back an HBM latency later (l2HitCycles + hbmExtraNs, less the
+  /// isolated access's fixed cycles, which the model counts apart); from
+  /// then on the read bytes arrive at most at the HBM rate while the MFMAs,
+  /// which need them, run at most at the MFMA rate; the last result is
+  /// stored after that, and the kernel ends when the store reaches the L2
+  /// (l2HitCycles less the same fixed cycles). It leaves out every other
+  /// instruction and the epilogue, so every prediction of the simulator for
+  /// the problem lies above it (test/Simulator/tuned-small-m.test checks the
+  /// tuned kernels).
+  double latencyFloorSeconds = 0;
+  /// The roofline bound: the larger of the memory and compute sides.
+  double roofline() const { return std::max(memorySeconds, computeSeconds); }
+};
+
+/// The bounds of `m` rows of a problem with static N and K at `clockHz`.
+llvm::Expected<GemmBounds> gemmBounds(const contract::GemmProblem &problem,
+                                      int64_t m,
+                                      const target::TargetModel &target,
+                                      double clockHz);
 
 } // namespace mxgemm::sim
 

@@ -21,6 +21,7 @@
 #include "mxgemm/Emulator/DeviceMemory.h"
 #include "mxgemm/Target/TargetModel.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -191,8 +192,10 @@ void appendLaunch(Prediction &first, const Prediction &second);
 
 void printReport(llvm::raw_ostream &os, const Prediction &p);
 /// One JSON object: time_us, tflops (sustained clock), time_us_peak_clock,
-/// clock_ghz, mfma_utilisation, limiter, ... (docs/Simulator.md).
-void printJson(llvm::raw_ostream &os, const Prediction &p);
+/// clock_ghz, mfma_utilisation, limiter, ... (docs/Simulator.md); `extra`
+/// figures (a GEMM's bounds) follow the clocks' fields.
+void printJson(llvm::raw_ostream &os, const Prediction &p,
+               llvm::ArrayRef<std::pair<std::string, double>> extra = {});
 
 /// Hash (hex) of every figure of `target`, recorded in every prediction.
 std::string targetModelHash(const target::TargetModel &target);

@@ -141,6 +141,15 @@ struct TimingModel {
   /// (3204, 3233, 3327, 3383 TFLOP/s) divided by 8192 FLOP/clk/CU x 256 CUs
   /// x 0.99 main-loop MFMA utilisation.
   double sustainedClockHz;
+
+  /// Cycles of an isolated dwordx4 load besides its level's latency: one
+  /// issue interval, 16 in the address unit and 16 returning 1 KB. The
+  /// level latencies above are issue-to-data, so the simulator takes these
+  /// off the latency of every vector-memory access.
+  double isolatedVmemCycles() const {
+    return double(issueIntervalCycles) + 64.0 / double(tcpLanesPerCycleWide) +
+           1024.0 / double(returnBytesPerCycle);
+  }
 };
 
 /// The hardware figures of one chip.

@@ -1,7 +1,9 @@
 """Runs mxgemm-sim --json on every tuned kernel of the build at the given
 M values, twice each, and prints one line per run: the kernel, M, whether
-both runs printed the same bytes, and the headline fields. Exits non-zero
-if a run fails, prints no JSON or lacks a field the tools read."""
+both runs printed the same bytes, the headline fields, and whether the time
+lies above the problem's latency floor (sim::GemmBounds: no kernel may beat
+it, so a time below it means the floor or the model is wrong). Exits
+non-zero if a run fails, prints no JSON or lacks a field the tools read."""
 import json
 import os
 import subprocess
@@ -10,7 +12,9 @@ import sys
 sim, kernels_dir = sys.argv[1], sys.argv[2]
 ms = [int(m) for m in sys.argv[3].split(",")]
 FIELDS = ["prediction", "target_hash", "time_us", "tflops", "percent_of_peak",
-          "mfma_utilisation", "limiter", "clock_ghz", "time_us_peak_clock"]
+          "mfma_utilisation", "limiter", "clock_ghz", "time_us_peak_clock",
+          "memory_bound_us", "compute_bound_us", "latency_floor_us",
+          "latency_floor_us_peak_clock"]
 status = 0
 # The generic kernels beside them take N and K at run time; the simulator
 # takes kernels with static N and K (and they are not tuned kernels).
@@ -31,8 +35,12 @@ for name in names:
         if missing:
             print("%s M=%d: missing %s" % (name, m, missing))
             status = 1
+            continue
         ok = r["time_us"] > 0 and 0 < r["mfma_utilisation"] <= 1
-        print("%s M=%d: %s, %s, time %s, limiter %s" % (
+        above = (0 < r["latency_floor_us"] < r["time_us"] and
+                 0 < r["latency_floor_us_peak_clock"] < r["time_us_peak_clock"])
+        print("%s M=%d: %s, %s, time %s, %s the latency floor, limiter %s" % (
             name, m, "same output" if a.stdout == b.stdout else "DIFFERENT",
-            r["prediction"], "positive" if ok else "BAD", r["limiter"]))
+            r["prediction"], "positive" if ok else "BAD",
+            "above" if above else "NOT ABOVE", r["limiter"]))
 sys.exit(status)
