@@ -42,7 +42,7 @@ def _row(fam, label, m, side, loop, prediction):
         "loop_mfma": loop.get("mfma", 0),
         "loop_non_mfma": loop.get("non_mfma", 0),
         "loop_vmcnt0_waits": loop.get("vmcnt0_waits", 0),
-        "lower_bound": perf.lower_bound(m, fam["N"], fam["K"]),
+        "lower_bound": perf.bounds(prediction),
         "prediction": prediction}
 
 

@@ -1,5 +1,5 @@
-"""Performance figures of mxgemm: the lower bound of a problem, and the
-predictions of the C++ timing simulator mxgemm-sim (docs/Simulator.md).
+"""Performance figures of mxgemm: the predictions of the C++ timing
+simulator mxgemm-sim (docs/Simulator.md) and the bounds it gives with them.
 
 This module models nothing itself. `simulate` runs `mxgemm-sim K.hsaco --m M
 --json` and returns its JSON object: predicted time and TFLOPS at the
@@ -15,27 +15,23 @@ import shutil
 import subprocess
 import time
 
-# docs/Design.md section 2: the MFMA peak and the HBM bandwidth of MI355X.
-PEAK_FLOPS = 5.03e15
-HBM_BYTES_PER_S = 8e12
-
 
 class SimulatorError(RuntimeError):
     """mxgemm-sim is missing or failed."""
 
 
-def lower_bound(m, n, k, out_bytes=2):
-    """Compute and memory lower bounds (seconds) and the binding term: MFMA
-    issue at PEAK_FLOPS or the compulsory bytes at HBM_BYTES_PER_S."""
-    flops = 2.0 * m * n * k
-    scale_bytes = m * (k // 32) + ((n + 31) // 32) * (k // 32)
-    bytes_moved = m * k + n * k + scale_bytes + out_bytes * m * n
-    t_compute = flops / PEAK_FLOPS
-    t_memory = bytes_moved / HBM_BYTES_PER_S
-    bound = max(t_compute, t_memory)
-    return {"flops": flops, "bytes": bytes_moved, "compute_s": t_compute,
-            "memory_s": t_memory, "bound_s": bound,
-            "binds": "compute" if t_compute >= t_memory else "memory"}
+def bounds(prediction):
+    """The problem's bounds that mxgemm-sim prints beside a GEMM prediction
+    (sim::GemmBounds, docs/Simulator.md "Bounds and the latency floor"),
+    in seconds at the 2.4 GHz peak clock, the clock of the reports' "% of
+    peak": the MFMA issue time of 2MNK, the operands' bytes at 8 TB/s, the
+    larger of the two and which binds, and the latency floor."""
+    compute = prediction["compute_bound_us_peak_clock"] * 1e-6
+    memory = prediction["memory_bound_us_peak_clock"] * 1e-6
+    return {"compute_s": compute, "memory_s": memory,
+            "bound_s": max(compute, memory),
+            "binds": "compute" if compute >= memory else "memory",
+            "floor_s": prediction["latency_floor_us_peak_clock"] * 1e-6}
 
 
 def first_workgroup(report):

@@ -564,11 +564,11 @@ class Qualifier:
             "ds_read_b128_conflict_cycles", "ds_write_b128_conflict_cycles",
             "waits", "vmcnt0_waits", "full_drain_waits", "barriers",
             "instructions")}
-        out["lower_bound"] = perf_model.lower_bound(m, n, k)
         try:
             # The timing simulator's prediction for the whole launch (not a
-            # measurement; docs/Simulator.md).
+            # measurement; docs/Simulator.md), with the problem's bounds.
             prediction = perf_model.simulate(path, m, simulator=self.sim)
+            out["lower_bound"] = perf_model.bounds(prediction)
             out["prediction"] = dict(
                 perf_model.summary(prediction),
                 simulator_cpu_seconds=prediction["simulator_cpu_seconds"])

@@ -134,9 +134,10 @@ def main():
 
 def doc_table(rows):
     """Per (family, M): the tuned kernel's prediction and the naive
-    kernel's time; the lower bound of mxgemm.perf (not a prediction)."""
+    kernel's time; the problem's bounds as mxgemm-sim gives them (not a
+    prediction)."""
     sys.path.insert(0, os.path.join(ROOT, "python"))
-    from mxgemm.perf import lower_bound
+    from mxgemm.perf import bounds
     by = {(kind, family, m): r for kind, family, m, r in rows}
     keys = []
     for _, family, m, _ in rows:
@@ -150,11 +151,7 @@ def doc_table(rows):
     for family, m in keys:
         t, nv = by.get(("tuned", family, m)), by.get(("naive", family, m))
         ref = t or nv
-        n = k = None
-        desc = ref.get("description", "")
-        parts = dict(p.split("=") for p in desc.split()[1:] if "=" in p)
-        n, k = int(parts["N"]), int(parts["K"])
-        lb = lower_bound(m, n, k)
+        lb = bounds(ref)
         cells = [family, str(m), "%.1f (%s)" % (lb["bound_s"] * 1e6,
                                                 lb["binds"]),
                  "%.1f" % nv["time_us"] if nv else "-"]
