@@ -122,9 +122,19 @@ void rowMajor(const contract::GemmProblem &p, int64_t m, int64_t cus,
                                 {16, 64, 1, 4},
                                 {16, 64, 1, 2},
                                 {16, 128, 1, 4}};
+    // Above 16 rows, also tiles of one wave: waves that split a tile's rows
+    // or columns each load the other operand's whole slice again (direct
+    // loads share nothing), and at M = 64 that copy costs as much address
+    // unit time as W itself (docs/Performance.md, "M = 17..64: one wave per
+    // tile").
     if (m > 16)
-      shapes.insert(shapes.end(),
-                    {{32, 32, 2, 1}, {32, 64, 2, 2}, {64, 64, 2, 2}});
+      shapes.insert(shapes.end(), {{32, 32, 2, 1},
+                                   {32, 64, 2, 2},
+                                   {64, 64, 2, 2},
+                                   {32, 32, 1, 1},
+                                   {32, 64, 1, 1},
+                                   {64, 32, 1, 1},
+                                   {64, 64, 1, 1}});
     for (Tile t : shapes) {
       KernelConfig c = direct(t, tk, MfmaShape::M16N16K128);
       withLoadsFirst("decode", c, k, out);
