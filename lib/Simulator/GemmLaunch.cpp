@@ -123,14 +123,14 @@ Expected<GemmBounds> mxgemm::sim::gemmBounds(const contract::GemmProblem &p,
   // The model's own rules (CuModel): a load's data is ready at the earliest
   // one level latency less the isolated access's fixed cycles after its
   // issue; a store completes one L2 latency less those cycles after its
-  // issue, and s_endpgm waits for it.
-  const double vmemFixed = t.isolatedVmemCycles();
+  // issue, and s_endpgm waits for it. (A latency that --set makes shorter
+  // than those cycles counts as none here.)
+  const double l2Beyond =
+      (double(t.l2HitCycles) - t.isolatedVmemCycles()) / clockHz;
   const double firstBytes =
-      (double(t.workgroupLaunchCycles + t.smemLatencyCycles + t.l2HitCycles) -
-       vmemFixed) /
-          clockHz +
-      t.hbmExtraNs * 1e-9;
-  const double lastStore = (double(t.l2HitCycles) - vmemFixed) / clockHz;
+      double(t.workgroupLaunchCycles + t.smemLatencyCycles) / clockHz +
+      std::max(0.0, l2Beyond + t.hbmExtraNs * 1e-9);
+  const double lastStore = std::max(0.0, l2Beyond);
   b.latencyFloorSeconds =
       firstBytes +
       std::max(double(bytes->read()) / target.hbmBytesPerSecond,

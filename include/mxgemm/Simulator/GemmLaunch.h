@@ -46,8 +46,11 @@ llvm::Expected<std::optional<Prediction>> simulateSplitKReduction(
     const contract::KernelDescriptor &d, int64_t m,
     const target::TargetModel &target, const SimOptions &options);
 
-/// What no kernel of a GEMM problem can beat, at one clock, in seconds
-/// (docs/Simulator.md, "Bounds and the latency floor").
+/// The roofline sides and the latency floor of a GEMM problem at one clock,
+/// in seconds (docs/Simulator.md, "Bounds and the latency floor"). Only the
+/// floor is a bound of the simulator itself: it does not wait for Y's
+/// write-back, so a kernel may be predicted below the memory side where Y
+/// is a large share of the bytes.
 struct GemmBounds {
   /// X, Xs, W, Ws and Y bytes at the HBM rate: the roofline's memory side.
   double memorySeconds = 0;
