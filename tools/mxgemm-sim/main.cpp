@@ -282,7 +282,7 @@ int main(int argc, char **argv) {
   if (!json && sustainedBounds)
     outs() << formatv("  bounds           memory {0:f2} us, compute {1:f2} us, "
                       "latency floor {2:f2} us (sustained clock; no kernel "
-                      "of this problem is faster in this model)\n",
+                      "of this problem beats the floor in this model)\n",
                       sustainedBounds->memorySeconds * 1e6,
                       sustainedBounds->computeSeconds * 1e6,
                       sustainedBounds->latencyFloorSeconds * 1e6);
