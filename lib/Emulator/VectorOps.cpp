@@ -127,6 +127,7 @@ VOP_INT(mulHiI32, 2, uint32_t((int64_t(int32_t(a)) * int32_t(b)) >> 32))
 VOP_INT(mulU32U24, 2, u24(a) * u24(b))
 VOP_INT(mulHiU32U24, 2, uint32_t((uint64_t(u24(a)) * u24(b)) >> 32))
 VOP_INT(mulI32I24, 2, uint32_t(i24(a) * i24(b)))
+VOP_INT(mulHiI32I24, 2, uint32_t((int64_t(i24(a)) * i24(b)) >> 32))
 VOP_INT(madU32U24, 3, u24(a) * u24(b) + c)
 VOP_INT(madI32I24, 3, uint32_t(i24(a) * i24(b)) + c)
 VOP_INT(lshlrevB32, 2, b << (a & 31))
@@ -990,6 +991,7 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
       {"V_MUL_U32_U24", mulU32U24},
       {"V_MUL_HI_U32_U24", mulHiU32U24},
       {"V_MUL_I32_I24", mulI32I24},
+      {"V_MUL_HI_I32_I24", mulHiI32I24},
       {"V_MAD_U32_U24", madU32U24},
       {"V_MAD_I32_I24", madI32I24},
       {"V_LSHLREV_B32", lshlrevB32},

@@ -1,6 +1,7 @@
 // Instructions that LLVM emits for mxgemm-compile kernels beyond the basic
 // families: 64-bit shift-add, the three-input truth table, and SDWA
-// sub-dword selects (byte/word sources, sign extension, dst_unused modes).
+// sub-dword selects (byte/word sources, sign extension, dst_unused modes),
+// the high half of a signed 24-bit multiply.
 // RUN: llvm-mc -triple=amdgcn-amd-amdhsa -mcpu=gfx950 -filetype=obj %s -o %t.o
 // RUN: ld.lld -shared %t.o -o %t.hsaco
 // RUN: mxgemm-emu run %t.hsaco --kernel ops --block 64 --buf o=4096 --arg buf:o --print o:u32:10 | FileCheck %s
@@ -11,7 +12,9 @@
 // WORD_1 0x0085 into BYTE_0 with UNUSED_SEXT; sext(BYTE_0 = 0x80).
 // v_alignbit_b32 (gfx950 op_sel form): {0x00850000, 0x80} >> 20.
 // s_bitset1_b32 / s_bitset0_b32 on 0x100: 0x10000.
-// CHECK: o: 4 5 4026597120 2882360952 16261666 4294967173 4294967168 1342177280 65536 0{{$}}
+// v_mul_hi_i32_i24 (LLVM emits it for 24-bit index products): bits 63:32
+// of -2^23 * (2^23 - 1), arithmetic: 0xffffc000.
+// CHECK: o: 4 5 4026597120 2882360952 16261666 4294967173 4294967168 1342177280 65536 4294950912{{$}}
 
 .amdgcn_target "amdgcn-amd-amdhsa--gfx950"
 .text
@@ -45,7 +48,9 @@ ops:
   s_bitset1_b32 s12, 16               // 0x10100
   s_bitset0_b32 s12, 8                // 0x10000
   v_mov_b32 v10, s12
-  v_mov_b32 v11, 0
+  v_mov_b32 v11, 0xab800000          // bits 31:24 ignored: -2^23
+  v_mov_b32 v13, 0x7fffff            // 2^23 - 1
+  v_mul_hi_i32_i24 v11, v11, v13
   s_waitcnt lgkmcnt(0)
   global_store_dwordx4 v20, v[2:5], s[4:5]
   global_store_dwordx4 v20, v[6:9], s[4:5] offset:16
