@@ -30,7 +30,7 @@ using namespace mxgemm::sim;
 
 #define MXGEMM_FIELD(name, assumption, source)                                 \
   TimingField {                                                                \
-    #name, assumption, source,                                                 \
+#name, assumption, source,                                                 \
         [](const target::TimingModel &t) { return double(t.name); },           \
         [](target::TimingModel &t, double v) {                                 \
           using T = std::remove_reference_t<decltype(t.name)>;                 \
@@ -38,7 +38,7 @@ using namespace mxgemm::sim;
             t.name = T(std::max<double>(1, std::llround(v)));                  \
           else                                                                 \
             t.name = T(v);                                                     \
-        }                                                                      \
+        }   \
   }
 
 ArrayRef<TimingField> mxgemm::sim::timingFields() {
