@@ -198,12 +198,14 @@ Json json::configToJson(const KernelConfig &config) {
   for (int f = 0; f < kNumConfigFields; ++f) {
     std::string name(configFieldName(f));
     std::string value = configFieldValue(config, f);
-    // k_splits and persistent came after format 2 was fixed: written only
-    // where they are set, so other descriptors stay what older readers
-    // accept.
+    // k_splits, persistent and unroll_k came after format 2 was fixed:
+    // written only where they are set, so other descriptors stay what older
+    // readers accept.
     if (name == "k_splits" && config.kSplits == 1)
       continue;
     if (name == "persistent" && config.persistent == 0)
+      continue;
+    if (name == "unroll_k" && config.unrollK == 1)
       continue;
     switch (configFieldKind(f)) {
     case ConfigFieldKind::Integer:

@@ -95,7 +95,8 @@ bool KernelConfig::operator==(const KernelConfig &o) const {
          stageX == o.stageX && stageW == o.stageW && stages == o.stages &&
          ldsLayout == o.ldsLayout && split == o.split &&
          wavesPerEU == o.wavesPerEU && schedule == o.schedule &&
-         kSplits == o.kSplits && persistent == o.persistent;
+         kSplits == o.kSplits && persistent == o.persistent &&
+         unrollK == o.unrollK;
 }
 
 bool KernelConfig::prefetchesRegisters() const {
@@ -206,6 +207,16 @@ ErrorMessage contract::verifyConfig(const KernelConfig &c,
   if (c.isPersistent() && c.splitsK())
     return Message() << "persistent = " << c.persistent
                      << " cannot be combined with k_splits = " << c.kSplits;
+  if (c.unrollK < 1 || c.unrollK > kMaxUnrollK)
+    return Message() << "unroll_k must be in 1.." << kMaxUnrollK << ", got "
+                     << c.unrollK;
+  // The unrolled loop is the LDS ring's pipelined K loop; without a ring,
+  // mxgemm-prefetch-registers unrolls by stages on its own.
+  if (c.unrollK > 1 &&
+      (c.stages < 2 || (!usesLds(c.stageX) && !usesLds(c.stageW))))
+    return Message() << "unroll_k = " << c.unrollK
+                     << " needs a pipelined LDS ring (stage_x or stage_w "
+                        "through LDS and stages >= 2)";
   if (c.wavesPerEU < 0 || c.wavesPerEU > t.maxWavesPerSimd)
     return Message() << "waves_per_eu must be in 0.." << t.maxWavesPerSimd
                      << ", got " << c.wavesPerEU;
@@ -261,12 +272,13 @@ enum Field {
   FSchedule,
   FKSplits,
   FPersistent,
+  FUnrollK,
 };
 constexpr std::array<std::string_view, kNumConfigFields> kFieldNames = {
     "tile_m",   "tile_n",   "tile_k",     "waves_m",   "waves_n",
     "mfma",     "group_m",  "group_n",    "xcd_remap", "stage_x",
     "stage_w",  "stages",   "lds_layout", "split",     "waves_per_eu",
-    "schedule", "k_splits", "persistent"};
+    "schedule", "k_splits", "persistent", "unroll_k"};
 
 /// The integer member of field `f`, or null for non-integer fields.
 int64_t *integerField(KernelConfig &c, int f) {
@@ -295,6 +307,8 @@ int64_t *integerField(KernelConfig &c, int f) {
     return &c.kSplits;
   case FPersistent:
     return &c.persistent;
+  case FUnrollK:
+    return &c.unrollK;
   default:
     return nullptr;
   }

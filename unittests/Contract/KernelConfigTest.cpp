@@ -118,6 +118,29 @@ TEST(KernelConfigTest, StagesWithoutLdsArePrefetchDepth) {
   EXPECT_EQ(verify(c), "stages must be in 1..4, got 5");
 }
 
+// unroll_k unrolls the LDS ring's pipelined loop: 1..4, only with a ring.
+TEST(KernelConfigTest, UnrollKNeedsAPipelinedRing) {
+  KernelConfig c;
+  c.unrollK = 2;
+  EXPECT_NE(verify(c).find("unroll_k = 2 needs a pipelined LDS ring"),
+            std::string::npos)
+      << verify(c);
+  c.stageW = Staging::LdsAsync;
+  c.stages = 2;
+  EXPECT_EQ(verify(c), "");
+  c.unrollK = 4;
+  EXPECT_EQ(verify(c), "");
+  c.unrollK = 0;
+  EXPECT_EQ(verify(c), "unroll_k must be in 1..4, got 0");
+  c.unrollK = 5;
+  EXPECT_EQ(verify(c), "unroll_k must be in 1..4, got 5");
+  // In the text form only where it is not 1.
+  c.unrollK = 2;
+  EXPECT_NE(formatConfigBody(c).find("unroll_k = 2"), std::string::npos);
+  c.unrollK = 1;
+  EXPECT_EQ(formatConfigBody(c).find("unroll_k"), std::string::npos);
+}
+
 TEST(KernelConfigTest, LdsAsyncStagesAreWholeCopies) {
   // global_load_lds_dwordx4 fills 1024 LDS bytes per wave instruction: 32
   // padded rows of 128 + 16 bytes (4608) are not whole copies, 32 plain or

@@ -96,6 +96,21 @@ TEST(KernelDescriptorTest, PersistentGridRoundTripsAndIsChecked) {
             "");
 }
 
+// unroll_k is written only when set, and read back.
+TEST(KernelDescriptorTest, UnrollKRoundTrips) {
+  KernelDescriptor d = sample();
+  EXPECT_EQ(d.toJson().find("unroll_k"), std::string::npos);
+  d.config.stageX = Staging::LdsAsync;
+  d.config.stages = 2;
+  d.config.unrollK = 4;
+  const std::string json = d.toJson();
+  EXPECT_NE(json.find("\"unroll_k\": 4"), std::string::npos);
+  KernelDescriptor back;
+  ErrorMessage e = KernelDescriptor::parse(json, back);
+  ASSERT_FALSE(e) << *e;
+  EXPECT_EQ(back.config.unrollK, 4);
+}
+
 TEST(KernelDescriptorTest, ConfigSourceIsOptional) {
   KernelDescriptor d = sample();
   EXPECT_EQ(d.toJson().find("config_source"), std::string::npos);

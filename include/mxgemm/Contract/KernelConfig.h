@@ -68,6 +68,7 @@ constexpr int64_t kMaxTileExtent = 4096;   // tile_m, tile_n, tile_k
 constexpr int64_t kMaxGroupExtent = 65536; // group_m, group_n
 constexpr int64_t kMaxKSplits = 64;        // k_splits
 constexpr int64_t kMaxPersistent = 8;      // persistent (workgroups per CU)
+constexpr int64_t kMaxUnrollK = 4;         // unroll_k
 /// Bound of a persistent grid's workgroup count (far above 8 x 256 CUs).
 constexpr int64_t kMaxPersistentWorkgroups = 1 << 20;
 
@@ -93,6 +94,11 @@ struct KernelConfig {
   /// the next tile's first K tiles are copied during this tile's last
   /// iterations. 0 = one workgroup per tile.
   int64_t persistent = 0;
+  /// Copies of the pipelined K loop's body per iteration (docs/Design.md,
+  /// "K-loop unroll and shared scale loads"): the wave MMAs of the copies
+  /// share one wide scale load per row where the scales of the `unroll_k`
+  /// K tiles are contiguous and aligned. 1 = not unrolled.
+  int64_t unrollK = 1;
 
   bool operator==(const KernelConfig &other) const;
   bool operator!=(const KernelConfig &other) const { return !(*this == other); }
@@ -146,8 +152,8 @@ ErrorMessage verifyConfig(const KernelConfig &config,
 /// Number of config fields and the name of field `i` in canonical order
 /// (tile_m, tile_n, tile_k, waves_m, waves_n, mfma, group_m, group_n,
 /// xcd_remap, stage_x, stage_w, stages, lds_layout, split, waves_per_eu,
-/// schedule, k_splits, persistent).
-constexpr int kNumConfigFields = 18;
+/// schedule, k_splits, persistent, unroll_k).
+constexpr int kNumConfigFields = 19;
 std::string_view configFieldName(int field);
 /// Index of the field called `name`, or -1.
 int findConfigField(std::string_view name);

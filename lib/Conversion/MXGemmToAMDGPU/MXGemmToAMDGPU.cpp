@@ -46,8 +46,8 @@ StringRef loweringPassOf(Operation *op) {
 }
 
 bool isLoweredHere(Operation *op) {
-  return isa<WaveMmaOp, StoreTileOp, CopyToLdsOp, WaitCopiesOp, RingBarrierOp>(
-      op);
+  return isa<WaveMmaOp, LoadWaveScalesOp, StoreTileOp, CopyToLdsOp,
+             WaitCopiesOp, RingBarrierOp>(op);
 }
 
 struct ConvertMXGemmToAMDGPUPass

@@ -236,12 +236,7 @@ public:
   /// Replaces `bytes / (kStep / 32)` one-byte loads with one.
   Value loadWideScales(Value mem, Value scaleRowBase, Value kBlock,
                        int64_t bytes) {
-    Type e8m0 = cast<MemRefType>(mem.getType()).getElementType();
-    auto load =
-        vector::LoadOp::create(b, loc, VectorType::get({bytes}, e8m0), mem,
-                               ValueRange{add(scaleRowBase, kBlock)});
-    load.setAlignment(bytes);
-    ++globalLoads;
+    Value load = loadScaleRun(mem, scaleRowBase, kBlock, bytes);
     Type word = b.getIntegerType(8 * bytes);
     Value packed =
         vector::BitCastOp::create(b, loc, VectorType::get({1}, word), load);
@@ -263,6 +258,43 @@ public:
       dword = arith::TruncIOp::create(b, loc, b.getI32Type(), high);
     }
     return {asScaleVector(dword), int32_t(blockInLoad % 4)};
+  }
+
+  /// The scale operand of the step whose first block is `blockInRow` blocks
+  /// into MFMA block row `block` of mxgemm.load_wave_scales words
+  /// (`dwordsPerBlock` dwords per block row, rows in turn): its
+  /// dword shifted right by this lane's K-group `g`, as loadWideScales
+  /// shifts (a step's blocks never straddle a dword: 2 or 4 per step).
+  StepScale wordsStepScale(Value words, int64_t dwordsPerBlock, int64_t block,
+                           int64_t blockInRow) {
+    Value dword = vector::ExtractOp::create(
+        b, loc, words,
+        ArrayRef<int64_t>{block * dwordsPerBlock + blockInRow / 4});
+    Value shift =
+        arith::IndexCastUIOp::create(b, loc, b.getI32Type(), mul(coords.g, 8));
+    return {asScaleVector(arith::ShRUIOp::create(b, loc, dword, shift)),
+            int32_t(blockInRow % 4)};
+  }
+
+  /// `bytes` E8M0 blocks from `kBlock` of row `scaleRowBase` with one
+  /// load, aligned to its width (both are multiples of it).
+  Value loadScaleRun(Value mem, Value scaleRowBase, Value kBlock,
+                     int64_t bytes) {
+    Type e8m0 = cast<MemRefType>(mem.getType()).getElementType();
+    auto load =
+        vector::LoadOp::create(b, loc, VectorType::get({bytes}, e8m0), mem,
+                               ValueRange{add(scaleRowBase, kBlock)});
+    load.setAlignment(bytes);
+    ++globalLoads;
+    return load;
+  }
+
+  /// loadScaleRun's blocks as dwords (mxgemm.load_wave_scales).
+  Value loadScaleWords(Value mem, Value scaleRowBase, Value kBlock,
+                       int64_t bytes) {
+    Value load = loadScaleRun(mem, scaleRowBase, kBlock, bytes);
+    return vector::BitCastOp::create(
+        b, loc, VectorType::get({bytes / 4}, b.getI32Type()), load);
   }
 
   /// An i32 as the vector<4xf8E8M0FNU> scale operand of amdgpu.scaled_mfma.

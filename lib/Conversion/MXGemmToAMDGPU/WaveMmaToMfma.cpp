@@ -16,6 +16,8 @@
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 
+#include <numeric>
+
 using namespace mlir;
 
 namespace mxgemm {
@@ -149,12 +151,34 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   const int64_t wideBytes =
       e.masksK() ? 0 : MfmaEmitter::wideScaleBytes(steps, kStep, k);
   SmallVector<Value> xsWide(blocksM), wsWide(blocksN);
+  // Scales loaded for several K tiles by mxgemm.load_wave_scales: each
+  // step shifts its bytes out of the words (wordsStepScale).
+  Value xWords = adaptor.getXScaleWords(), wWords = adaptor.getWScaleWords();
+  const int64_t wordsBlock0 =
+      xWords ? *op.getScaleWordsTile() * (op.getTileK() / 32) : 0;
   auto loadGlobals = [&](int64_t step) {
     Value kBase = e.add(adaptor.getK0(), step * kStep);
-    Value kBlock = arith::DivUIOp::create(b, loc, kBase, e.idx(32));
+    Value kBlock =
+        xWords ? Value()
+               : arith::DivUIOp::create(b, loc, kBase, e.idx(32)).getResult();
     const int64_t blockInLoad =
         wideBytes ? step * blocksPerStep % wideBytes : 0;
-    auto scale = [&](Value &wide, Value mem, Value rowBase) {
+    auto scale = [&](Value &wide, Value mem, Value rowBase, Value words,
+                     int64_t block) {
+      // The first K tile of the words extracts them next to its MFMAs
+      // (below), after the turn that waits for their loads; the others
+      // here, which ends the loop-carried words' live range before the
+      // next words are loaded (mxgemm-unroll-k), so that the backend loads
+      // them into the same registers instead of copying them at the
+      // latch, which would wait for the loads.
+      if (words)
+        return wordsBlock0 == 0
+                   ? MfmaEmitter::StepScale{}
+                   : e.wordsStepScale(
+                         words,
+                         cast<VectorType>(words.getType()).getNumElements() /
+                             (words == xWords ? blocksM : blocksN),
+                         block, wordsBlock0 + step * blocksPerStep);
       if (!wideBytes)
         return MfmaEmitter::StepScale{e.loadScale(mem, rowBase, kBlock)};
       if (blockInLoad == 0)
@@ -167,7 +191,7 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
               ? Value()
               : e.loadOperand(adaptor.getX(), xRowBase[i], kBase));
       aScaleOf[step].push_back(
-          scale(xsWide[i], adaptor.getXScales(), xsRowBase[i]));
+          scale(xsWide[i], adaptor.getXScales(), xsRowBase[i], xWords, i));
     }
     for (int64_t j = 0; j < blocksN; ++j) {
       Value w;
@@ -177,7 +201,7 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
         w = e.loadOperand(adaptor.getW(), wRowBase[j], kBase);
       bOf[step].push_back(w);
       bScaleOf[step].push_back(
-          scale(wsWide[j], adaptor.getWScales(), wsRowBase[j]));
+          scale(wsWide[j], adaptor.getWScales(), wsRowBase[j], wWords, j));
     }
   };
   std::optional<uint64_t> pingpongPending = op.getPingpongPending();
@@ -225,6 +249,15 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
     SmallVector<Value> &a = aOf[step], &bOp = bOf[step];
     SmallVector<MfmaEmitter::StepScale> &aScale = aScaleOf[step],
                                         &bScale = bScaleOf[step];
+    if (xWords && wordsBlock0 == 0) {
+      const int64_t blockInRow = wordsBlock0 + step * blocksPerStep;
+      const int64_t dwords =
+          cast<VectorType>(xWords.getType()).getNumElements() / blocksM;
+      for (int64_t i = 0; i < blocksM; ++i)
+        aScale[i] = e.wordsStepScale(xWords, dwords, i, blockInRow);
+      for (int64_t j = 0; j < blocksN; ++j)
+        bScale[j] = e.wordsStepScale(wWords, dwords, j, blockInRow);
+    }
     for (int64_t i = 0; i < blocksM; ++i) {
       for (int64_t j = 0; j < blocksN; ++j) {
         int64_t offset = (i * blocksN + j) * accPer;
@@ -257,6 +290,64 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   return success();
 }
 
+/// One wide scale load per MFMA block row and distinct W scale row of the
+/// wave, where the op stands (mxgemm-unroll-k counts them into a wait),
+/// with the rows and columns clamped as WaveMmaLowering clamps them.
+class LoadWaveScalesLowering : public CountingPattern<LoadWaveScalesOp> {
+public:
+  using CountingPattern::CountingPattern;
+
+  LogicalResult
+  matchAndRewrite(LoadWaveScalesOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    OpBuilder &b = rewriter;
+    Location loc = op.getLoc();
+    const int64_t nonK = op.getMfmaMN(), bytes = op.getBytesPerRow();
+    const int64_t kBlocks = int64_t(op.getK()) / 32;
+    MfmaEmitter e(b, loc, nonK);
+    Value kBlock = arith::DivUIOp::create(b, loc, adaptor.getK0(), e.idx(32));
+    Value lastRow = arith::SubIOp::create(b, loc, adaptor.getM(), e.idx(1));
+    const int64_t n = int64_t(op.getN());
+    Value lastCol = hasPartialTileColumn(op, n) ? e.idx(n - 1) : Value();
+    // Each row's dwords, concatenated row after row (shuffles lower to LLVM
+    // directly; an n-D vector carried by a loop would not).
+    // With `pairs` (sharesWScaleRows), blocks 2j and 2j + 1 read the same
+    // 32x32-block scale row, clamped or not: one load.
+    auto words = [&](Value mem, Value first, int64_t blocks, Value last,
+                     bool perBlock32, bool pairs) {
+      Value result, loaded;
+      for (int64_t i = 0; i < blocks; ++i) {
+        Value row = e.add(e.add(first, i * nonK), e.coords.r);
+        if (last)
+          row = arith::MinUIOp::create(b, loc, row, last);
+        if (perBlock32)
+          row = arith::DivUIOp::create(b, loc, row, e.idx(32));
+        if (!pairs || i % 2 == 0)
+          loaded = e.loadScaleWords(mem, e.mul(row, kBlocks), kBlock, bytes);
+        if (!result) {
+          result = loaded;
+          continue;
+        }
+        const int64_t have =
+            cast<VectorType>(result.getType()).getNumElements();
+        SmallVector<int64_t> all(have + bytes / 4);
+        std::iota(all.begin(), all.end(), 0);
+        result = vector::ShuffleOp::create(b, loc, result, loaded, all);
+      }
+      return result;
+    };
+    Value x = words(adaptor.getXScales(), adaptor.getRow0(),
+                    op.getWaveM() / nonK, lastRow, false, false);
+    Value w =
+        words(adaptor.getWScales(), adaptor.getCol0(), op.getWaveN() / nonK,
+              lastCol, op.getWScale() != WeightScaleGranularity::PerRow,
+              op.sharesWScaleRows());
+    rewriter.replaceOp(op, {x, w});
+    count(&MXGemmToAMDGPUCounts::globalLoads, e.globalLoads);
+    return success();
+  }
+};
+
 } // namespace
 
 /// The config of the kernel `op` is in, or null.
@@ -278,7 +369,8 @@ bool readsPackedWeightsRowMajor(WaveMmaOp op) {
 
 void populateWaveMmaToMfmaPatterns(RewritePatternSet &patterns,
                                    MXGemmToAMDGPUCounts *counts) {
-  patterns.add<WaveMmaLowering>(patterns.getContext(), counts);
+  patterns.add<WaveMmaLowering, LoadWaveScalesLowering>(patterns.getContext(),
+                                                        counts);
 }
 
 } // namespace mxgemm

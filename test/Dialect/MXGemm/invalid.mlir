@@ -135,6 +135,21 @@
 
 // -----
 
+// expected-error @+1 {{unroll_k must be in 1..4, got 5}}
+#c = #mxgemm.config<unroll_k = 5>
+
+// -----
+
+// expected-error @+1 {{unroll_k = 2 needs a pipelined LDS ring (stage_x or stage_w through LDS and stages >= 2)}}
+#c = #mxgemm.config<stage_x = lds_async, unroll_k = 2>
+
+// -----
+
+// expected-error @+1 {{unroll_k = 2 needs a pipelined LDS ring (stage_x or stage_w through LDS and stages >= 2)}}
+#c = #mxgemm.config<stages = 2, unroll_k = 2>
+
+// -----
+
 // expected-error @+1 {{waves_per_eu must be in 0..8, got 9}}
 #c = #mxgemm.config<waves_per_eu = 9>
 
@@ -693,4 +708,95 @@ func.func @pack_type(%w: memref<32x64xf8E4M3FN>, %p: memref<?xi8>) {
   // expected-error @+1 {{'mxgemm.pack_panels' op operand #0 must be 2D memref of 8-bit signless integer values}}
   mxgemm.pack_panels %w into %p {non_k = 32} : memref<32x64xf8E4M3FN> into memref<?xi8>
   return
+}
+
+// -----
+
+// Shared scale loads: the load's width is 4, 8 or 16 bytes per row, and
+// every row's run must be aligned to it.
+func.func @scales_width(%xs: memref<128xf8E8M0FNU>, %ws: memref<8xf8E8M0FNU>,
+                        %i: index) {
+  // expected-error @+1 {{span * tile_k / 32 (3 * 128 / 32) must be 4, 8 or 16 scale bytes per row}}
+  %a, %b = mxgemm.load_wave_scales %xs, %ws [%i, %i, %i, %i]
+      {mfma = #mxgemm<mfma m16n16k128>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 128 : i64, k = 1536 : i64, n = 32 : i64, span = 3 : i64,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<128xf8E8M0FNU>, memref<8xf8E8M0FNU> -> vector<6xi32>, vector<6xi32>
+  return
+}
+
+// -----
+
+func.func @scales_unaligned(%xs: memref<128xf8E8M0FNU>, %ws: memref<8xf8E8M0FNU>,
+                            %i: index) {
+  // expected-error @+1 {{k (1408) must be a multiple of 512 so that every row's 16 scale bytes are aligned}}
+  %a, %b = mxgemm.load_wave_scales %xs, %ws [%i, %i, %i, %i]
+      {mfma = #mxgemm<mfma m16n16k128>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 128 : i64, k = 1408 : i64, n = 32 : i64, span = 4 : i64,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<128xf8E8M0FNU>, memref<8xf8E8M0FNU> -> vector<8xi32>, vector<8xi32>
+  return
+}
+
+// -----
+
+func.func @scales_shape(%xs: memref<128xf8E8M0FNU>, %ws: memref<8xf8E8M0FNU>,
+                        %i: index) {
+  // expected-error @+1 {{w_words must hold 4 dwords (2 MFMA blocks x 2), got 'vector<2xi32>'}}
+  %a, %b = mxgemm.load_wave_scales %xs, %ws [%i, %i, %i, %i]
+      {mfma = #mxgemm<mfma m16n16k128>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 128 : i64, k = 1024 : i64, n = 32 : i64, span = 2 : i64,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<128xf8E8M0FNU>, memref<8xf8E8M0FNU> -> vector<4xi32>, vector<2xi32>
+  return
+}
+
+// -----
+
+func.func @mma_words_tile(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
+                          %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
+                          %acc: vector<16xf32>, %i: index,
+                          %words: vector<1xi32>) -> vector<16xf32> {
+  // expected-error @+1 {{scale_words_tile 2 is past the 4 scale bytes per row the words hold}}
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
+      scale_words(%words, %words : vector<1xi32>, vector<1xi32>)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 64 : i64, k = 256 : i64, scale_words_tile = 2 : i64,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
+        memref<8xf8E8M0FNU>, vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// -----
+
+func.func @mma_words_alone(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
+                           %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
+                           %acc: vector<16xf32>, %i: index,
+                           %words: vector<1xi32>) -> vector<16xf32> {
+  // expected-error @+1 {{scale_words and scale_words_tile come together}}
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
+      scale_words(%words, %words : vector<1xi32>, vector<1xi32>)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 64 : i64, k = 256 : i64, w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
+        memref<8xf8E8M0FNU>, vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// -----
+
+func.func @mma_words_shape(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
+                           %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
+                           %acc: vector<16xf32>, %i: index,
+                           %xw: vector<1xi32>, %ww: vector<2xi32>) -> vector<16xf32> {
+  // expected-error @+1 {{scale words must hold the same number of dwords for each of the 1 X and 1 W MFMA blocks, got 1 and 2}}
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
+      scale_words(%xw, %ww : vector<1xi32>, vector<2xi32>)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 64 : i64, k = 256 : i64, scale_words_tile = 1 : i64,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
+        memref<8xf8E8M0FNU>, vector<16xf32>
+  return %r : vector<16xf32>
 }

@@ -102,7 +102,7 @@ ConfigAttr ConfigAttr::get(MLIRContext *ctx, const contract::KernelConfig &c) {
       c.groupM, c.groupN, c.xcdRemap, static_cast<Staging>(c.stageX),
       static_cast<Staging>(c.stageW), c.stages,
       static_cast<LdsLayout>(c.ldsLayout), c.split, c.wavesPerEU,
-      static_cast<Schedule>(c.schedule), c.kSplits, c.persistent);
+      static_cast<Schedule>(c.schedule), c.kSplits, c.persistent, c.unrollK);
 }
 
 contract::KernelConfig ConfigAttr::getKernelConfig() const {
@@ -125,6 +125,7 @@ contract::KernelConfig ConfigAttr::getKernelConfig() const {
   c.schedule = static_cast<contract::Schedule>(getSchedule());
   c.kSplits = getKSplits();
   c.persistent = getPersistent();
+  c.unrollK = getUnrollK();
   return c;
 }
 
@@ -159,7 +160,8 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  Staging stageX, Staging stageW, int64_t stages,
                                  LdsLayout ldsLayout, int64_t split,
                                  int64_t wavesPerEU, Schedule schedule,
-                                 int64_t kSplits, int64_t persistent) {
+                                 int64_t kSplits, int64_t persistent,
+                                 int64_t unrollK) {
   contract::KernelConfig c;
   c.tileM = tileM;
   c.tileN = tileN;
@@ -179,6 +181,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   c.schedule = static_cast<contract::Schedule>(schedule);
   c.kSplits = kSplits;
   c.persistent = persistent;
+  c.unrollK = unrollK;
   if (contract::ErrorMessage error = contract::verifyConfig(c, configTarget()))
     return emitError() << *error;
   return success();
@@ -232,7 +235,7 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
       fromContract(f.mfma), f.groupM, f.groupN, f.xcdRemap,
       static_cast<Staging>(f.stageX), static_cast<Staging>(f.stageW), f.stages,
       static_cast<LdsLayout>(f.ldsLayout), f.split, f.wavesPerEU,
-      static_cast<Schedule>(f.schedule), f.kSplits, f.persistent);
+      static_cast<Schedule>(f.schedule), f.kSplits, f.persistent, f.unrollK);
 }
 
 void ConfigAttr::print(AsmPrinter &printer) const {

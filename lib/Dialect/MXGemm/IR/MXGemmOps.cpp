@@ -179,6 +179,60 @@ LogicalResult WaveMmaOp::verify() {
     return emitOpError("pingpong_pending needs both operands in LDS "
                        "(x_tile and w_tile): the turn separates LDS reads "
                        "from MFMAs");
+  if (bool(getXScaleWords()) != bool(getScaleWordsTile()))
+    return emitOpError("scale_words and scale_words_tile come together");
+  if (getXScaleWords()) {
+    if (getKSize() || *getK() % getTileK() != 0)
+      return emitOpError("scale_words need a static K that is a multiple of "
+                         "tile_k (no K tail)");
+    // Dwords per block row: the span's blocks, of which this MMA's K tile
+    // is one tile_k / 32 run.
+    const int64_t xWords =
+        cast<VectorType>(getXScaleWords().getType()).getNumElements();
+    const int64_t wWords =
+        cast<VectorType>(getWScaleWords().getType()).getNumElements();
+    const int64_t dwords = xWords / getBlocksM();
+    if (xWords != dwords * getBlocksM() || wWords != dwords * getBlocksN())
+      return emitOpError("scale words must hold the same number of dwords "
+                         "for each of the ")
+             << getBlocksM() << " X and " << getBlocksN()
+             << " W MFMA blocks, got " << xWords << " and " << wWords;
+    const int64_t tileBlocks = getTileK() / 32;
+    if ((int64_t(*getScaleWordsTile()) + 1) * tileBlocks > dwords * 4)
+      return emitOpError("scale_words_tile ")
+             << *getScaleWordsTile() << " is past the " << dwords * 4
+             << " scale bytes per row the words hold";
+  }
+  return success();
+}
+
+LogicalResult LoadWaveScalesOp::verify() {
+  const int64_t mn = getMfmaMN();
+  if (getWaveM() % mn != 0 || getWaveN() % mn != 0)
+    return emitOpError("wave tile ")
+           << getWaveM() << "x" << getWaveN() << " is not a multiple of the "
+           << mn << "x" << mn << " MFMA block";
+  const int64_t bytes = getBytesPerRow();
+  if (getTileK() % 32 != 0 || (bytes != 4 && bytes != 8 && bytes != 16))
+    return emitOpError("span * tile_k / 32 (")
+           << getSpan() << " * " << getTileK()
+           << " / 32) must be 4, 8 or 16 scale bytes per row";
+  // Each row's blocks start K / 32 bytes apart: aligned for the load only
+  // if that is a multiple of its width.
+  const int64_t k = getK();
+  if (k % (32 * bytes) != 0)
+    return emitOpError("k (")
+           << k << ") must be a multiple of " << 32 * bytes
+           << " so that every row's " << bytes << " scale bytes are aligned";
+  for (auto [words, blocks, name] :
+       {std::tuple(getXWords(), int64_t(getWaveM()) / mn, "x_words"),
+        std::tuple(getWWords(), int64_t(getWaveN()) / mn, "w_words")}) {
+    auto type = cast<VectorType>(words.getType());
+    if (type.getNumElements() != blocks * bytes / 4)
+      return emitOpError(name)
+             << " must hold " << blocks * bytes / 4 << " dwords (" << blocks
+             << " MFMA blocks x " << bytes / 4 << "), got " << type;
+  }
   return success();
 }
 

@@ -34,6 +34,7 @@ void buildMXGemmToGFX950Pipeline(OpPassManager &pm,
   kernels.addPass(createMXGemmGroupTiles());
   kernels.addPass(createMXGemmStageCopies());
   kernels.addPass(createMXGemmPipeline());
+  kernels.addPass(createMXGemmUnrollK());
   kernels.addPass(createMXGemmStageStores());
   kernels.addPass(createConvertMXGemmToAMDGPU());
   kernels.addPass(createMXGemmPrefetchRegisters());

@@ -344,7 +344,8 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     Value next = WaveMmaOp::create(
         b, loc, accType, x, xs, w, ws, acc, row0, col0, k0, m, nSize, kSize,
         ldX, ldXs, /*x_tile=*/Value(), /*w_tile=*/Value(),
-        /*xor_swizzle=*/UnitAttr(),
+        /*x_scale_words=*/Value(), /*w_scale_words=*/Value(),
+        /*scale_words_tile=*/IntegerAttr(), /*xor_swizzle=*/UnitAttr(),
         /*w_panels=*/UnitAttr(), /*pingpong_pending=*/IntegerAttr(),
         MfmaShapeAttr::get(ctx, config.getMfma()), b.getI64IntegerAttr(waveM),
         b.getI64IntegerAttr(waveN), b.getI64IntegerAttr(config.getTileK()),

@@ -151,6 +151,9 @@ def MXGemm_ScaledMatmulTensorOp : MXGemm_Op<"scaled_matmul_tensor",
 
 def MXGemm_FlatFP8Memref : MemRefRankOf<[F8E4M3FN, F8E5M2], [1]>;
 def MXGemm_FlatScaleMemref : MemRefRankOf<[F8E8M0FNU], [1]>;
+/// E8M0 scales of several K tiles: the dwords of each MFMA block row (or
+/// column) in turn.
+def MXGemm_ScaleWords : VectorOfRankAndType<[1], [I32]>;
 def MXGemm_FlatOutMemref : MemRefRankOf<[BF16, F32], [1]>;
 
 def MXGemm_ProgramTileOp : MXGemm_Op<"program_tile", [Pure]> {
@@ -245,6 +248,10 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     without it rows are K and K / 32 apart. W and its scales are always
     contiguous.
 
+    With `scale_words` (added by `mxgemm-unroll-k`), the scales come from an
+    `mxgemm.load_wave_scales` that loaded them for several K tiles at once;
+    `scale_words_tile` says which of those K tiles this MMA computes.
+
     `convert-mxgemm-to-amdgpu` turns the op into operand loads and
     `amdgpu.scaled_mfma` (`v_mfma_scale_f32_32x32x64_f8f6f4` /
     `v_mfma_scale_f32_16x16x128_f8f6f4` on gfx950).
@@ -269,6 +276,9 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
                    Optional<Index>:$xs_row_stride,
                    Optional<MXGemm_LdsTile>:$x_tile,
                    Optional<MXGemm_LdsTile>:$w_tile,
+                   Optional<MXGemm_ScaleWords>:$x_scale_words,
+                   Optional<MXGemm_ScaleWords>:$w_scale_words,
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$scale_words_tile,
                    UnitAttr:$xor_swizzle,
                    UnitAttr:$w_panels,
                    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$pingpong_pending,
@@ -285,7 +295,9 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     (`sizes` `(` $n_size^ `,` $k_size `)`)?
     (`row_strides` `(` $x_row_stride^ `,` $xs_row_stride `)`)?
     (`x_tile` `(` $x_tile^ `:` type($x_tile) `)`)?
-    (`w_tile` `(` $w_tile^ `:` type($w_tile) `)`)? attr-dict `:`
+    (`w_tile` `(` $w_tile^ `:` type($w_tile) `)`)?
+    (`scale_words` `(` $x_scale_words^ `,` $w_scale_words `:`
+     type($x_scale_words) `,` type($w_scale_words) `)`)? attr-dict `:`
     type($x) `,` type($x_scales) `,` type($w) `,` type($w_scales) `,` type($acc)
   }];
   let hasVerifier = 1;
@@ -302,6 +314,84 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     int64_t getAccPerBlock() { return getMfmaMN() * getMfmaMN() / 64; }
     int64_t getBlocksM() { return getWaveM() / getMfmaMN(); }
     int64_t getBlocksN() { return getWaveN() / getMfmaMN(); }
+  }];
+}
+
+def MXGemm_LoadWaveScalesOp : MXGemm_Op<"load_wave_scales",
+    [MemoryEffects<[MemRead]>]> {
+  let summary = "one wave's E8M0 scales of several K tiles, one load per row";
+  let description = [{
+    Loads, for the MFMA blocks of the wave's `wave_m x wave_n` sub-tile at
+    rows `row0 ..` and columns `col0 ..`, the E8M0 scales of `span`
+    consecutive K tiles from `k0` (`span * tile_k / 32` blocks per row, 4,
+    8 or 16 bytes) with one global load per row and lane, where the
+    `mxgemm.wave_mma`s of the K tiles would each load one byte per row and
+    lane. `x_words` holds, for each MFMA block row in turn, its
+    `span * tile_k / 128` X-scale dwords (rows clamped to `m - 1` as in
+    `mxgemm.wave_mma`), `w_words` those of each block column (columns
+    clamped to `n - 1`); each lane holds its own row's blocks.
+
+    `mxgemm-unroll-k` creates the op for a ping-pong K loop unrolled by
+    `span` and hands the words to the `span` MMAs of an iteration
+    (`wave_mma ... scale_words(...)`), loaded one iteration ahead. The op
+    is lowered where it stands (`getNumLoads()` loads per lane, in order),
+    so that waits counted in loads can leave it in flight. The load needs `k0` and each row's
+    blocks aligned to the load width: `k` a multiple of `32 * bytes` and
+    `k0` of `span * tile_k`.
+
+    On gfx950 one `global_load_dword`/`dwordx2`/`dwordx4` per row touches
+    the same cache lines as one `global_load_ubyte`, so the texture
+    address unit handles 1/span of the scale lines it handled.
+
+    Example (16x16x128 MFMAs, wave tile 64x64, four K tiles of 128):
+
+    ```mlir
+    %xw, %ww = mxgemm.load_wave_scales %xs, %ws [%row0, %col0, %k0, %m]
+        {mfma = #mxgemm<mfma m16n16k128>, wave_m = 64 : i64,
+         wave_n = 64 : i64, tile_k = 128 : i64, k = 5120 : i64,
+         n = 2304 : i64, span = 4 : i64, w_scale = #mxgemm.w_scale<per_row>}
+        : memref<2621440xf8E8M0FNU>, memref<368640xf8E8M0FNU>
+          -> vector<16xi32>, vector<16xi32>
+    ```
+  }];
+  let arguments = (ins MXGemm_FlatScaleMemref:$x_scales,
+                   MXGemm_FlatScaleMemref:$w_scales,
+                   Index:$row0, Index:$col0, Index:$k0, Index:$m,
+                   MXGemm_MfmaShapeAttr:$mfma,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$wave_m,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$wave_n,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$tile_k,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$k,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$n,
+                   ConfinedAttr<I64Attr, [IntMinValue<2>]>:$span,
+                   MXGemm_WeightScaleGranularityAttr:$w_scale);
+  let results = (outs MXGemm_ScaleWords:$x_words, MXGemm_ScaleWords:$w_words);
+  let assemblyFormat = [{
+    $x_scales `,` $w_scales `[` $row0 `,` $col0 `,` $k0 `,` $m `]` attr-dict
+    `:` type($x_scales) `,` type($w_scales) `->` type($x_words) `,`
+    type($w_words)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getMfmaMN() {
+      return ::mxgemm::target::kGFX950.getMfma(toContract(getMfma())).m;
+    }
+    /// Scale bytes per row and lane: span K tiles of tile_k / 32 blocks.
+    int64_t getBytesPerRow() { return getSpan() * getTileK() / 32; }
+    /// Global loads per lane: one per MFMA block row of X and one per
+    /// distinct W scale row (two 16-column blocks share a 32x32-block row).
+    int64_t getNumLoads() {
+      const int64_t mn = getMfmaMN(), blocksN = getWaveN() / mn;
+      return getWaveM() / mn + (sharesWScaleRows() ? (blocksN + 1) / 2
+                                                   : blocksN);
+    }
+    /// True if W block columns 2j and 2j + 1 read the same scale row: 16
+    /// columns each from a multiple of 32 (a wave tile's first column is a
+    /// multiple of wave_n), under 32x32-block scales.
+    bool sharesWScaleRows() {
+      return getWScale() != ::mxgemm::WeightScaleGranularity::PerRow &&
+             getMfmaMN() == 16 && getWaveN() % 32 == 0;
+    }
   }];
 }
 

@@ -222,6 +222,50 @@ def MXGemmPipeline : Pass<"mxgemm-pipeline"> {
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
 }
 
+def MXGemmUnrollK : Pass<"mxgemm-unroll-k"> {
+  let summary = "unroll the pipelined K loop by unroll_k and share its scale "
+                "loads (gfx950)";
+  let description = [{
+    For kernels whose config says `unroll_k = U` (U > 1), unrolls every K
+    loop with one `mxgemm.wave_mma` (the pipelined loop of
+    `mxgemm-pipeline`) by U; a remainder of fewer than U K tiles is
+    unrolled fully. In a ping-pong loop (`pingpong_pending`) the U MMAs of
+    an unrolled iteration then share their scale loads: an
+    `mxgemm.load_wave_scales` loads the E8M0 blocks of all U K tiles with
+    one 4-, 8- or 16-byte load per row and lane, and each MMA reads its K
+    tile's bytes from the words (`scale_words`, `scale_words_tile`)
+    instead of loading one byte per row and lane. The words are loaded one
+    iteration ahead: the first iteration's before the loop, the next one's
+    after the copies of the last K tile, whose turn leaves them in flight
+    (its `pingpong_pending` grows by their loads), carried by the loop; the
+    last iteration loads its own K tiles again. Sharing needs a static K,
+    a multiple of tile_k and of 32 x the load width (each row's blocks
+    aligned); elsewhere the loop is only unrolled. The K order of every
+    MFMA is unchanged, so results are bit-identical.
+
+    Why (gfx950): a scale load touches one cache line per row of the wave's
+    MFMA block (rows are K / 32 bytes apart), and the texture address unit
+    spends a cycle per line whatever the width, so in the 128x256x128
+    kernels the per-K-tile byte loads of scales cost more address cycles
+    than the operand copies. `mxgemm-sim` predicts the address unit freed
+    but no kernel faster (docs/Performance.md, "unroll_k"), so no tuned
+    config uses it yet.
+
+    Example: `mxgemm-opt --mxgemm-tile --mxgemm-stage-copies
+    --mxgemm-pipeline --mxgemm-unroll-k in.mlir` on a config with
+    `stage_x = stage_w = lds_async, stages = 3, schedule = pingpong,
+    unroll_k = 2`.
+  }];
+  let statistics = [
+    Statistic<"numUnrolledLoops", "num-unrolled-loops",
+              "K loops unrolled by unroll_k">,
+    Statistic<"numSharedScaleLoads", "num-shared-scale-loads",
+              "unrolled K loops whose MMAs share scale loads">
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def MXGemmScheduleMfma : Pass<"mxgemm-schedule-mfma"> {
   let summary = "interleave loads with the MFMA chain of the K loop (gfx950)";
   let description = [{

@@ -1,0 +1,208 @@
+//===- UnrollK.cpp - mxgemm-unroll-k: K loop unroll, shared scale loads ---===//
+//
+// Unrolls the pipelined K loop of a kernel with `unroll_k = U` by U. In a
+// ping-pong loop the U wave MMAs of one unrolled iteration then share their
+// scale loads: mxgemm.load_wave_scales loads the E8M0 blocks of all U K
+// tiles per row (4, 8 or 16 contiguous bytes), one iteration ahead, where
+// each MMA would load one byte per row. On gfx950 a scale load costs the
+// texture address unit a cycle per cache line it touches whatever its
+// width, and the rows of a scale tile are K / 32 bytes apart, so a
+// one-byte load per row costs as many address cycles as an operand copy;
+// sharing divides that by U. (mxgemm-sim predicts no gain yet:
+// docs/Performance.md, "unroll_k".)
+//
+// The loop comes from mxgemm-pipeline: from 0 with a constant step of
+// tile_k, its MMA reading K tile `iv`. Every unrolled iteration then
+// starts at a multiple of U * tile_k, so each row's blocks of its U K
+// tiles are one aligned run when K / 32 is a multiple of the run. A
+// remainder of fewer than U K tiles is unrolled fully and loads its scales
+// as before, and so do loops without ping-pong, whose waits count copies
+// where the loads would have to go.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
+#include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
+#include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/Debug.h"
+
+using namespace mlir;
+
+#define DEBUG_TYPE "mxgemm-unroll-k"
+
+namespace mxgemm {
+#define GEN_PASS_DEF_MXGEMMUNROLLK
+#include "mxgemm/Dialect/MXGemm/Transforms/Passes.h.inc"
+
+namespace {
+
+/// The MMAs directly in `loop`'s body, in order.
+SmallVector<WaveMmaOp> loopMmas(scf::ForOp loop) {
+  return llvm::to_vector(loop.getBody()->getOps<WaveMmaOp>());
+}
+
+/// True if the U MMAs of an unrolled iteration can share scale loads: a
+/// static K without a tail whose rows keep the span's blocks aligned, the
+/// first MMA at the loop's K offset, and every MMA of the same wave tile.
+bool canShareScales(scf::ForOp loop, ArrayRef<WaveMmaOp> mmas, int64_t span) {
+  WaveMmaOp first = mmas.front();
+  if (int64_t(mmas.size()) != span || !first.getK() || first.getKSize() ||
+      first.getK0() != loop.getInductionVar())
+    return false;
+  // The loads are counted into the ping-pong turn's wait (shareScales).
+  if (!llvm::all_of(mmas, [](WaveMmaOp mma) {
+        return mma.getPingpongPending().has_value();
+      }))
+    return false;
+  const int64_t k = int64_t(*first.getK());
+  const int64_t tileK = int64_t(first.getTileK());
+  const int64_t bytes = span * tileK / 32;
+  if (k % tileK != 0 || (bytes != 4 && bytes != 8 && bytes != 16) ||
+      k % (32 * bytes) != 0)
+    return false;
+  // The loads go before the loop and between its MMAs: everything but K
+  // is loop-invariant.
+  for (Value v : std::initializer_list<Value>{first.getRow0(), first.getCol0(),
+                                              first.getM(), first.getXScales(),
+                                              first.getWScales()})
+    if (!loop.isDefinedOutsideOfLoop(v))
+      return false;
+  return llvm::all_of(mmas, [&](WaveMmaOp mma) {
+    return mma.getRow0() == first.getRow0() &&
+           mma.getCol0() == first.getCol0() && mma.getM() == first.getM() &&
+           mma.getXScales() == first.getXScales() &&
+           mma.getWScales() == first.getWScales() &&
+           int64_t(mma.getTileK()) == tileK && !mma.getXScaleWords();
+  });
+}
+
+/// The words of the K tiles from `k0`: a load_wave_scales at `b` for the
+/// wave tile of `first`.
+LoadWaveScalesOp loadScales(OpBuilder &b, WaveMmaOp first, Value k0,
+                            int64_t span) {
+  const int64_t mn = first.getMfmaMN(), tileK = first.getTileK();
+  const int64_t dwords = span * tileK / 32 / 4;
+  auto words = [&](int64_t blocks) {
+    return VectorType::get({blocks * dwords}, b.getI32Type());
+  };
+  const int64_t k = int64_t(*first.getK());
+  const int64_t n =
+      cast<MemRefType>(first.getW().getType()).getNumElements() / k;
+  return LoadWaveScalesOp::create(
+      b, first.getLoc(), words(first.getWaveM() / mn),
+      words(first.getWaveN() / mn), first.getXScales(), first.getWScales(),
+      first.getRow0(), first.getCol0(), k0, first.getM(), first.getMfmaAttr(),
+      first.getWaveMAttr(), first.getWaveNAttr(), first.getTileKAttr(),
+      b.getI64IntegerAttr(k), b.getI64IntegerAttr(n), b.getI64IntegerAttr(span),
+      first.getWScaleAttr());
+}
+
+/// Hands the MMAs of each unrolled iteration of a ping-pong loop the words
+/// of its K tiles, loaded one iteration ahead: the first iteration's before
+/// the loop, the next one's during the last K tile, after that tile's
+/// copies, carried by the loop. The last K tile's turn waits for all but
+/// its copies and these loads (its pingpong_pending grows by the loads),
+/// so they are in flight during its MFMAs and the next K tile's reads;
+/// the next turn waits for them with the copies of the tile after. A load
+/// issued in the same K tile as its first MFMAs would stall them by its
+/// whole latency (vmcnt counts in issue order, and the turn waits for
+/// everything older than the copies). The last iteration loads its own K
+/// tiles again (K clamped), never past K.
+LogicalResult shareScales(scf::ForOp loop, ArrayRef<WaveMmaOp> mmas,
+                          int64_t span) {
+  WaveMmaOp first = mmas.front(), last = mmas.back();
+  OpBuilder pre(loop);
+  LoadWaveScalesOp initial = loadScales(pre, first, loop.getLowerBound(), span);
+  OpBuilder b(last);
+  Location loc = loop.getLoc();
+  Value lastStart =
+      arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getStep());
+  Value nextK = arith::MinUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, loop.getInductionVar(), loop.getStep()),
+      lastStart);
+  LoadWaveScalesOp next = loadScales(b, first, nextK, span);
+  WaveMmaOp(last).setPingpongPending(*last.getPingpongPending() +
+                                     next.getNumLoads());
+  IRRewriter rewriter(loop.getContext());
+  FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+      rewriter, ValueRange{initial.getXWords(), initial.getWWords()},
+      /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+        return SmallVector<Value>{next.getXWords(), next.getWWords()};
+      });
+  if (failed(replaced))
+    return failure();
+  auto args = cast<scf::ForOp>(replaced->getOperation())
+                  .getRegionIterArgs()
+                  .take_back(2);
+  for (auto [i, constMma] : llvm::enumerate(mmas)) {
+    WaveMmaOp mma = constMma;
+    mma.getXScaleWordsMutable().assign(args[0]);
+    mma.getWScaleWordsMutable().assign(args[1]);
+    mma.setScaleWordsTile(i);
+  }
+  return success();
+}
+
+struct MXGemmUnrollKPass : public impl::MXGemmUnrollKBase<MXGemmUnrollKPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    WalkResult result = getOperation()->walk([&](gpu::GPUFuncOp kernel) {
+      auto config = kernel->getAttrOfType<ConfigAttr>(kConfigAttrName);
+      if (!config || config.getUnrollK() <= 1)
+        return WalkResult::advance();
+      const int64_t span = config.getUnrollK();
+      SmallVector<scf::ForOp> loops;
+      kernel.walk([&](scf::ForOp loop) {
+        if (loopMmas(loop).size() == 1)
+          loops.push_back(loop);
+      });
+      for (scf::ForOp loop : loops) {
+        std::optional<APInt> trips = loop.getStaticTripCount();
+        if (!trips) {
+          kernel.emitError() << "unroll_k = " << span
+                             << " needs a K loop with a static trip count";
+          return WalkResult::interrupt();
+        }
+        // Fewer K tiles than the factor: nothing to share.
+        if (trips->getZExtValue() < uint64_t(span))
+          continue;
+        FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(loop, span);
+        if (failed(unrolled) ||
+            (unrolled->epilogueLoopOp &&
+             failed(loopUnrollFull(*unrolled->epilogueLoopOp)))) {
+          kernel.emitError("the K loop could not be unrolled by ") << span;
+          return WalkResult::interrupt();
+        }
+        ++numUnrolledLoops;
+        if (!unrolled->mainLoopOp)
+          continue;
+        scf::ForOp main = *unrolled->mainLoopOp;
+        SmallVector<WaveMmaOp> mmas = loopMmas(main);
+        if (!canShareScales(main, mmas, span))
+          continue;
+        if (failed(shareScales(main, mmas, span))) {
+          kernel.emitError("the unrolled K loop could not carry its scales");
+          return WalkResult::interrupt();
+        }
+        ++numSharedScaleLoads;
+      }
+      LLVM_DEBUG(llvm::dbgs()
+                 << DEBUG_TYPE << ": " << kernel.getName() << ", "
+                 << loops.size() << " K loops by " << span << "\n");
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace mxgemm

@@ -1,0 +1,97 @@
+// RUN: mxgemm-opt %s --mxgemm-tile --mxgemm-stage-copies --mxgemm-pipeline --mxgemm-unroll-k --split-input-file | FileCheck %s
+
+// unroll_k = 4 in a ping-pong loop with 16x16x128 MFMAs: K = 1024 is 8 K
+// tiles of 128, two unrolled iterations of 4. Each iteration's four MMAs
+// read K tiles 0..3 of words holding 16 scale bytes (4 K tiles x 4
+// blocks) per row: the first iteration's loaded before the loop, the
+// next one's after the copies of the last K tile (K offset + 512, clamped
+// to the last iteration's 512), carried by the loop. The wave tile is
+// 64x32: 4 MFMA block rows of X scales and 2 block columns of W scales
+// that share one 32x32-block scale row, so 5 loads per lane, which the
+// last K tile's turn leaves in flight with its copies: pending 4 + 5.
+// CHECK-LABEL: gpu.func @shared
+// CHECK: %[[C0:.+]] = arith.constant 0 : index
+// CHECK: %[[XW0:.+]], %[[WW0:.+]] = mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[C0]], %{{.+}}] {{{.*}}span = 4 : i64{{.*}}} : {{.+}} -> vector<16xi32>, vector<8xi32>
+// CHECK: scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %{{.+}}, %[[XW:.+]] = %[[XW0]], %[[WW:.+]] = %[[WW0]])
+// CHECK: mxgemm.wave_mma {{.+}}[%{{.+}}, %{{.+}}, %[[K]], %{{.+}}] {{.*}}scale_words(%[[XW]], %[[WW]] : vector<16xi32>, vector<8xi32>) {{{.*}}pingpong_pending = 4 : i64, scale_words_tile = 0 : i64
+// CHECK: mxgemm.wave_mma {{.+}}scale_words(%[[XW]], %[[WW]] : {{.+}}) {{{.*}}pingpong_pending = 4 : i64, scale_words_tile = 1 : i64
+// CHECK: mxgemm.wave_mma {{.+}}scale_words(%[[XW]], %[[WW]] : {{.+}}) {{{.*}}pingpong_pending = 4 : i64, scale_words_tile = 2 : i64
+// CHECK: %[[LAST:.+]] = arith.subi %[[C1024:.+]], %[[C512:.+]] : index
+// CHECK-NEXT: %[[NEXT:.+]] = arith.addi %[[K]], %[[C512]] : index
+// CHECK-NEXT: %[[CLAMPED:.+]] = arith.minui %[[NEXT]], %[[LAST]] : index
+// CHECK: %[[XN:.+]], %[[WN:.+]] = mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[CLAMPED]], %{{.+}}]
+// CHECK-NEXT: %[[ACC:.+]] = mxgemm.wave_mma {{.+}}scale_words(%[[XW]], %[[WW]] : {{.+}}) {{{.*}}pingpong_pending = 9 : i64, scale_words_tile = 3 : i64
+// CHECK-NEXT: scf.yield %[[ACC]], %[[XN]], %[[WN]] :
+// CHECK-NOT: mxgemm.wave_mma
+// CHECK: mxgemm.store_tile
+func.func @shared(%x: memref<?x1024xf8E4M3FN>, %xs: memref<?x32xf8E8M0FNU>,
+                  %w: memref<128x1024xf8E4M3FN>, %ws: memref<4x32xf8E8M0FNU>,
+                  %y: memref<?x128xbf16>) {
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 128,
+                               waves_m = 2, waves_n = 4, mfma = m16n16k128,
+                               stage_x = lds_async, stage_w = lds_async,
+                               stages = 3, schedule = pingpong,
+                               unroll_k = 4>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x1024xf8E4M3FN>, memref<?x32xf8E8M0FNU>, memref<128x1024xf8E4M3FN>,
+        memref<4x32xf8E8M0FNU> into memref<?x128xbf16>
+  return
+}
+
+// -----
+
+// No ping-pong, and K = 1408 is 11 K tiles (K / 32 = 44 blocks per row,
+// not a multiple of the 16 bytes of a shared load): the loop is only
+// unrolled (two iterations of 4) and the remaining 3 K tiles follow it
+// fully unrolled; every MMA loads its own scales.
+// CHECK-LABEL: gpu.func @unaligned
+// CHECK-NOT: mxgemm.load_wave_scales
+// CHECK: scf.for
+// CHECK-COUNT-4: mxgemm.wave_mma
+// CHECK-NOT: mxgemm.wave_mma
+// CHECK: scf.yield
+// CHECK-COUNT-3: mxgemm.wave_mma
+// CHECK-NOT: mxgemm.wave_mma
+// CHECK-NOT: scale_words
+// CHECK: mxgemm.store_tile
+func.func @unaligned(%x: memref<?x1408xf8E4M3FN>, %xs: memref<?x44xf8E8M0FNU>,
+                     %w: memref<64x1408xf8E4M3FN>, %ws: memref<64x44xf8E8M0FNU>,
+                     %y: memref<?x64xbf16>) {
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 128,
+                               waves_m = 2, waves_n = 2, mfma = m16n16k128,
+                               stage_x = lds_async, stage_w = lds_async,
+                               stages = 2, unroll_k = 4>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x1408xf8E4M3FN>, memref<?x44xf8E8M0FNU>, memref<64x1408xf8E4M3FN>,
+        memref<64x44xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+// 32x32x64 MFMAs in ping-pong, tile_k = 64, unroll_k = 2: 2 K tiles x 2
+// blocks = one dword per row; 2 X block rows and 1 W block column, 3 loads
+// (pending 2 + 3).
+// CHECK-LABEL: gpu.func @dword
+// CHECK: mxgemm.load_wave_scales {{.+}} {{{.*}}span = 2 : i64, tile_k = 64 : i64{{.*}}w_scale = #mxgemm.w_scale<block32x32>{{.*}}} : {{.+}} -> vector<2xi32>, vector<1xi32>
+// CHECK: scf.for
+// CHECK: mxgemm.wave_mma {{.+}}pingpong_pending = 2 : i64, scale_words_tile = 0 : i64
+// CHECK: mxgemm.load_wave_scales
+// CHECK-NEXT: mxgemm.wave_mma {{.+}}pingpong_pending = 5 : i64, scale_words_tile = 1 : i64
+// CHECK-NOT: mxgemm.wave_mma
+// CHECK: scf.yield
+func.func @dword(%x: memref<?x512xf8E4M3FN>, %xs: memref<?x16xf8E8M0FNU>,
+                 %w: memref<128x512xf8E4M3FN>, %ws: memref<4x16xf8E8M0FNU>,
+                 %y: memref<?x128xbf16>) {
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 64,
+                               waves_m = 2, waves_n = 4,
+                               stage_x = lds_async, stage_w = lds_async,
+                               stages = 3, schedule = pingpong, unroll_k = 2>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x512xf8E4M3FN>, memref<?x16xf8E8M0FNU>, memref<128x512xf8E4M3FN>,
+        memref<4x16xf8E8M0FNU> into memref<?x128xbf16>
+  return
+}
