@@ -156,6 +156,14 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   Value xWords = adaptor.getXScaleWords(), wWords = adaptor.getWScaleWords();
   const int64_t wordsBlock0 =
       xWords ? *op.getScaleWordsTile() * (op.getTileK() / 32) : 0;
+  // Dwords per MFMA block row, the same in both (the verifier's rule).
+  const int64_t wordsPerBlock =
+      xWords ? cast<VectorType>(xWords.getType()).getNumElements() / blocksM
+             : 0;
+  auto wordsScale = [&](Value words, int64_t block, int64_t step) {
+    return e.wordsStepScale(words, wordsPerBlock, block,
+                            wordsBlock0 + step * blocksPerStep);
+  };
   auto loadGlobals = [&](int64_t step) {
     Value kBase = e.add(adaptor.getK0(), step * kStep);
     Value kBlock =
@@ -172,13 +180,8 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
       // them into the same registers instead of copying them at the
       // latch, which would wait for the loads.
       if (words)
-        return wordsBlock0 == 0
-                   ? MfmaEmitter::StepScale{}
-                   : e.wordsStepScale(
-                         words,
-                         cast<VectorType>(words.getType()).getNumElements() /
-                             (words == xWords ? blocksM : blocksN),
-                         block, wordsBlock0 + step * blocksPerStep);
+        return wordsBlock0 == 0 ? MfmaEmitter::StepScale{}
+                                : wordsScale(words, block, step);
       if (!wideBytes)
         return MfmaEmitter::StepScale{e.loadScale(mem, rowBase, kBlock)};
       if (blockInLoad == 0)
@@ -250,13 +253,10 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
     SmallVector<MfmaEmitter::StepScale> &aScale = aScaleOf[step],
                                         &bScale = bScaleOf[step];
     if (xWords && wordsBlock0 == 0) {
-      const int64_t blockInRow = wordsBlock0 + step * blocksPerStep;
-      const int64_t dwords =
-          cast<VectorType>(xWords.getType()).getNumElements() / blocksM;
       for (int64_t i = 0; i < blocksM; ++i)
-        aScale[i] = e.wordsStepScale(xWords, dwords, i, blockInRow);
+        aScale[i] = wordsScale(xWords, i, step);
       for (int64_t j = 0; j < blocksN; ++j)
-        bScale[j] = e.wordsStepScale(wWords, dwords, j, blockInRow);
+        bScale[j] = wordsScale(wWords, j, step);
     }
     for (int64_t i = 0; i < blocksM; ++i) {
       for (int64_t j = 0; j < blocksN; ++j) {
@@ -317,13 +317,14 @@ public:
                      bool perBlock32, bool pairs) {
       Value result, loaded;
       for (int64_t i = 0; i < blocks; ++i) {
-        Value row = e.add(e.add(first, i * nonK), e.coords.r);
-        if (last)
-          row = arith::MinUIOp::create(b, loc, row, last);
-        if (perBlock32)
-          row = arith::DivUIOp::create(b, loc, row, e.idx(32));
-        if (!pairs || i % 2 == 0)
+        if (!pairs || i % 2 == 0) {
+          Value row = e.add(e.add(first, i * nonK), e.coords.r);
+          if (last)
+            row = arith::MinUIOp::create(b, loc, row, last);
+          if (perBlock32)
+            row = arith::DivUIOp::create(b, loc, row, e.idx(32));
           loaded = e.loadScaleWords(mem, e.mul(row, kBlocks), kBlock, bytes);
+        }
         if (!result) {
           result = loaded;
           continue;
