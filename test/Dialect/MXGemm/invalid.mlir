@@ -800,3 +800,33 @@ func.func @mma_words_shape(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>
         memref<8xf8E8M0FNU>, vector<16xf32>
   return %r : vector<16xf32>
 }
+
+// -----
+
+func.func @mma_words_k_tail(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
+                            %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
+                            %acc: vector<16xf32>, %i: index,
+                            %words: vector<1xi32>) -> vector<16xf32> {
+  // expected-error @+1 {{scale_words need a static K that is a multiple of tile_k (no K tail)}}
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
+      scale_words(%words, %words : vector<1xi32>, vector<1xi32>)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 64 : i64, k = 224 : i64, scale_words_tile = 0 : i64,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
+        memref<8xf8E8M0FNU>, vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// -----
+
+func.func @scales_wave_tile(%xs: memref<128xf8E8M0FNU>, %ws: memref<8xf8E8M0FNU>,
+                            %i: index) {
+  // expected-error @+1 {{wave tile 24x32 is not a multiple of the 16x16 MFMA block}}
+  %a, %b = mxgemm.load_wave_scales %xs, %ws [%i, %i, %i, %i]
+      {mfma = #mxgemm<mfma m16n16k128>, wave_m = 24 : i64, wave_n = 32 : i64,
+       tile_k = 128 : i64, k = 1024 : i64, n = 32 : i64, span = 2 : i64,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<128xf8E8M0FNU>, memref<8xf8E8M0FNU> -> vector<2xi32>, vector<4xi32>
+  return
+}
