@@ -306,6 +306,19 @@ VOP_F32(mulF32, 2, a *b)
 VOP_F32(fmaF32, 3, std::fma(a, b, c))
 VOP_F32(minF32, 2, std::fmin(a, b))
 
+/// v_fmac_f32 (D = S0 * S1 + D, the addend tied to the destination): LLVM's
+/// reciprocal refinement of an integer division by a run-time divisor (a
+/// tail split's count of tail tiles).
+Status fmacF32(ExecContext &, Wave &w, const Inst &I) {
+  Src s0(w, I.vals[1]), s1(w, I.vals[2]);
+  const uint8_t m0 = I.vals[1].mods, m1 = I.vals[2].mods;
+  uint32_t *d = w.v[I.vals[0].reg];
+  forLanes(w, [&](unsigned l) {
+    d[l] = asBits(std::fma(fmod_(s0[l], m0), fmod_(s1[l], m1), fmod_(d[l], 0)));
+  });
+  return Status::Continue;
+}
+
 /// v_fmamk_f32 (D = S0 * K + S1) and v_fmaak_f32 (D = S0 * S1 + K): the
 /// 32-bit literal K is an immediate operand without a register class, so
 /// the decoder keeps it in `imms` (or, if it ever gets one, in `vals`).
@@ -1043,6 +1056,7 @@ void mxgemm::emu::registerValuHandlers(void (*add)(llvm::StringRef, Handler,
       {"V_SUBREV_F32", subrevF32},
       {"V_MUL_F32", mulF32},
       {"V_FMA_F32", fmaF32},
+      {"V_FMAC_F32", fmacF32},
       {"V_FMAMK_F32", fmaLiteralF32<false>},
       {"V_FMAAK_F32", fmaLiteralF32<true>},
       {"V_MIN_F32", minF32},
