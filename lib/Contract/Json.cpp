@@ -198,14 +198,16 @@ Json json::configToJson(const KernelConfig &config) {
   for (int f = 0; f < kNumConfigFields; ++f) {
     std::string name(configFieldName(f));
     std::string value = configFieldValue(config, f);
-    // k_splits, persistent and unroll_k came after format 2 was fixed:
-    // written only where they are set, so other descriptors stay what older
-    // readers accept.
+    // k_splits, persistent, unroll_k and tail_split came after format 2 was
+    // fixed: written only where they are set, so other descriptors stay what
+    // older readers accept.
     if (name == "k_splits" && config.kSplits == 1)
       continue;
     if (name == "persistent" && config.persistent == 0)
       continue;
     if (name == "unroll_k" && config.unrollK == 1)
+      continue;
+    if (name == "tail_split" && !config.tailSplit)
       continue;
     switch (configFieldKind(f)) {
     case ConfigFieldKind::Integer:
@@ -255,7 +257,7 @@ void json::readConfig(const Json &value, const std::string &path,
         reader.fail(it.key(), "expected true or false, got " +
                                   std::string(v.type_name()));
       else
-        out.xcdRemap = v.get<bool>();
+        set = setConfigKeyword(out, f, v.get<bool>() ? "true" : "false");
       break;
     case ConfigFieldKind::Keyword:
       if (!v.is_string())

@@ -96,7 +96,7 @@ bool KernelConfig::operator==(const KernelConfig &o) const {
          ldsLayout == o.ldsLayout && split == o.split &&
          wavesPerEU == o.wavesPerEU && schedule == o.schedule &&
          kSplits == o.kSplits && persistent == o.persistent &&
-         unrollK == o.unrollK;
+         unrollK == o.unrollK && tailSplit == o.tailSplit;
 }
 
 bool KernelConfig::prefetchesRegisters() const {
@@ -207,6 +207,14 @@ ErrorMessage contract::verifyConfig(const KernelConfig &c,
   if (c.isPersistent() && c.splitsK())
     return Message() << "persistent = " << c.persistent
                      << " cannot be combined with k_splits = " << c.kSplits;
+  // The tail split cuts the K loop of some workgroups only: a trip count
+  // chosen at run time, which the pipelined LDS ring supports.
+  if (c.tailSplit &&
+      (!c.splitsK() || c.isPersistent() || c.unrollK > 1 || c.stages < 2 ||
+       (!usesLds(c.stageX) && !usesLds(c.stageW))))
+    return Message() << "tail_split needs k_splits > 1, a pipelined LDS ring "
+                        "(stage_x or stage_w through LDS, stages >= 2), "
+                        "persistent = 0 and unroll_k = 1";
   if (c.unrollK < 1 || c.unrollK > kMaxUnrollK)
     return Message() << "unroll_k must be in 1.." << kMaxUnrollK << ", got "
                      << c.unrollK;
@@ -273,12 +281,25 @@ enum Field {
   FKSplits,
   FPersistent,
   FUnrollK,
+  FTailSplit,
 };
 constexpr std::array<std::string_view, kNumConfigFields> kFieldNames = {
     "tile_m",   "tile_n",   "tile_k",     "waves_m",   "waves_n",
     "mfma",     "group_m",  "group_n",    "xcd_remap", "stage_x",
     "stage_w",  "stages",   "lds_layout", "split",     "waves_per_eu",
-    "schedule", "k_splits", "persistent", "unroll_k"};
+    "schedule", "k_splits", "persistent", "unroll_k",  "tail_split"};
+
+/// The boolean member of field `f`, or null for other fields.
+bool *booleanField(KernelConfig &c, int f) {
+  switch (f) {
+  case FXcdRemap:
+    return &c.xcdRemap;
+  case FTailSplit:
+    return &c.tailSplit;
+  default:
+    return nullptr;
+  }
+}
 
 /// The integer member of field `f`, or null for non-integer fields.
 int64_t *integerField(KernelConfig &c, int f) {
@@ -336,6 +357,7 @@ ConfigFieldKind contract::configFieldKind(int field) {
   case FSchedule:
     return ConfigFieldKind::Keyword;
   case FXcdRemap:
+  case FTailSplit:
     return ConfigFieldKind::Boolean;
   default:
     return ConfigFieldKind::Integer;
@@ -354,6 +376,7 @@ std::string contract::configFieldKeywords(int field) {
   case FSchedule:
     return joinNames(kScheduleNames);
   case FXcdRemap:
+  case FTailSplit:
     return joinNames(kBoolNames);
   default:
     return "an integer";
@@ -373,7 +396,9 @@ std::string contract::configFieldValue(const KernelConfig &c, int field) {
   case FSchedule:
     return std::string(scheduleName(c.schedule));
   case FXcdRemap:
-    return c.xcdRemap ? "true" : "false";
+  case FTailSplit:
+    return *booleanField(const_cast<KernelConfig &>(c), field) ? "true"
+                                                               : "false";
   default:
     if (int64_t *v = integerField(const_cast<KernelConfig &>(c), field))
       return std::to_string(*v);
@@ -418,10 +443,11 @@ ErrorMessage contract::setConfigKeyword(KernelConfig &c, int field,
       return c.schedule = *v, std::nullopt;
     return bad();
   case FXcdRemap:
+  case FTailSplit:
     if (value == "true" || value == "false")
-      return c.xcdRemap = value == "true", std::nullopt;
-    return Message() << "config field 'xcd_remap' expects true or false, got '"
-                     << value << "'";
+      return *booleanField(c, field) = value == "true", std::nullopt;
+    return Message() << "config field '" << configFieldName(field)
+                     << "' expects true or false, got '" << value << "'";
   default:
     return bad();
   }

@@ -125,6 +125,10 @@ std::string KernelDescriptor::toJson() const {
     j["grid"]["k_splits"] = grid.kSplits;
   if (grid.maxWorkgroups != 0)
     j["grid"]["max_workgroups"] = grid.maxWorkgroups;
+  if (grid.tailSplit) {
+    j["grid"]["tail_split"] = true;
+    j["grid"]["round_workgroups"] = grid.roundWorkgroups;
+  }
   j["arguments"] = std::move(args);
   j["w_layout"] = std::string(weightLayoutName(wLayout));
   j["x_scale_layout"] = std::string(scaleLayoutName(xScaleLayout));
@@ -257,7 +261,7 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
     ObjectReader g(*grid, "grid", error);
     g.onlyFields({"workgroup_size", "program_tile_m", "tile_n", "num_tiles_n",
                   "group_m", "group_n", "xcd_remap", "num_xcds", "k_splits",
-                  "max_workgroups"});
+                  "max_workgroups", "tail_split", "round_workgroups"});
     g.integer("workgroup_size", d.workgroupSize);
     g.integer("program_tile_m", d.grid.programTileM);
     g.integer("tile_n", d.grid.tileN);
@@ -270,6 +274,10 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
       g.integer("k_splits", d.grid.kSplits);
     if (grid->contains("max_workgroups"))
       g.integer("max_workgroups", d.grid.maxWorkgroups);
+    if (grid->contains("tail_split"))
+      g.boolean("tail_split", d.grid.tailSplit);
+    if (grid->contains("round_workgroups"))
+      g.integer("round_workgroups", d.grid.roundWorkgroups);
   }
   for (size_t i = 0; i < args->size() && !error; ++i) {
     ObjectReader a((*args)[i], "arguments[" + std::to_string(i) + "]", error);
@@ -330,7 +338,8 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
       g.numTilesN != eg.numTilesN || g.groupM != eg.groupM ||
       g.groupN != eg.groupN || g.xcdRemap != eg.xcdRemap ||
       g.numXcds != eg.numXcds || g.kSplits != eg.kSplits ||
-      g.maxWorkgroups != eg.maxWorkgroups)
+      g.maxWorkgroups != eg.maxWorkgroups || g.tailSplit != eg.tailSplit ||
+      g.roundWorkgroups != eg.roundWorkgroups)
     return mismatch("grid");
   if (d.arguments != expected.arguments)
     return mismatch("arguments");

@@ -170,14 +170,27 @@ std::optional<OperandBytes> contract::operandBytes(const GemmProblem &p,
   return b;
 }
 
-std::optional<uint64_t> contract::splitWorkspaceBytes(const GemmProblem &p,
-                                                      const KernelConfig &c,
-                                                      int64_t m) {
+std::optional<uint64_t>
+contract::splitWorkspaceBytes(const GemmProblem &p, const KernelConfig &c,
+                              int64_t m, const target::TargetModel &target) {
   if (m < 1 || m > kMaxM || p.n < 1 || c.kSplits < 1)
     return std::nullopt;
   if (!c.splitsK())
     return uint64_t(0);
   uint64_t bytes;
+  if (c.tailSplit) {
+    // One compact program tile per tail tile and segment.
+    std::optional<TileGrid::TailTiles> t =
+        TileGrid::of(c, p.n, target).tailTiles(m);
+    if (!t ||
+        __builtin_mul_overflow(uint64_t(c.kSplits), uint64_t(t->tail),
+                               &bytes) ||
+        __builtin_mul_overflow(bytes, uint64_t(c.programTileM()), &bytes) ||
+        __builtin_mul_overflow(bytes, uint64_t(c.tileN), &bytes) ||
+        __builtin_mul_overflow(bytes, uint64_t(4), &bytes))
+      return std::nullopt;
+    return bytes;
+  }
   if (__builtin_mul_overflow(uint64_t(c.kSplits), uint64_t(m), &bytes) ||
       __builtin_mul_overflow(bytes, uint64_t(p.n), &bytes) ||
       __builtin_mul_overflow(bytes, uint64_t(4), &bytes))
@@ -258,6 +271,9 @@ TileGrid TileGrid::of(const KernelConfig &config, int64_t n,
   g.numXcds = target.numXcds;
   g.kSplits = config.kSplits;
   g.maxWorkgroups = config.persistent * target.numCus;
+  g.tailSplit = config.tailSplit;
+  if (config.tailSplit)
+    g.roundWorkgroups = target.numCus;
   return g;
 }
 
@@ -289,7 +305,10 @@ bool TileGrid::isValid() const {
          (!xcdRemap || (numXcds >= 1 && numXcds <= 64)) && kSplits >= 1 &&
          kSplits <= kMaxKSplits && maxWorkgroups >= 0 &&
          maxWorkgroups <= kMaxPersistentWorkgroups &&
-         (maxWorkgroups == 0 || kSplits == 1);
+         (maxWorkgroups == 0 || kSplits == 1) &&
+         (!tailSplit ||
+          (kSplits > 1 && maxWorkgroups == 0 && roundWorkgroups >= 1 &&
+           roundWorkgroups <= kMaxPersistentWorkgroups));
 }
 
 ErrorMessage TileGrid::validate() const {
@@ -315,6 +334,12 @@ ErrorMessage TileGrid::validate() const {
   if (maxWorkgroups != 0 && kSplits != 1)
     return concat("a persistent grid (max_workgroups = ", maxWorkgroups,
                   ") cannot split K (k_splits = ", kSplits, ")");
+  if (tailSplit && (kSplits < 2 || maxWorkgroups != 0 || roundWorkgroups < 1 ||
+                    roundWorkgroups > kMaxPersistentWorkgroups))
+    return concat("a tail split needs k_splits > 1, no persistent grid and "
+                  "round_workgroups in 1..",
+                  kMaxPersistentWorkgroups, ", got k_splits = ", kSplits,
+                  ", round_workgroups = ", roundWorkgroups);
   return concat("num_xcds must be in 1..64 with xcd_remap, got ", numXcds);
 }
 
@@ -325,8 +350,13 @@ std::optional<int64_t> TileGrid::numWorkgroups(int64_t m) const {
   // grid is a size every launch trusts.
   const int64_t tilesM = (m + programTileM - 1) / programTileM;
   int64_t count;
-  if (__builtin_mul_overflow(tilesM, numTilesN, &count) ||
-      __builtin_mul_overflow(count, kSplits, &count) ||
+  if (__builtin_mul_overflow(tilesM, numTilesN, &count))
+    return std::nullopt;
+  // A tail split: the whole tiles, then kSplits workgroups per tail tile.
+  const int64_t splitTiles = tailSplit ? count % roundWorkgroups : count;
+  int64_t splitCount;
+  if (__builtin_mul_overflow(splitTiles, kSplits, &splitCount) ||
+      __builtin_add_overflow(count - splitTiles, splitCount, &count) ||
       count > int64_t(UINT32_MAX))
     return std::nullopt;
   if (maxWorkgroups != 0)
@@ -337,10 +367,49 @@ std::optional<int64_t> TileGrid::numWorkgroups(int64_t m) const {
 std::optional<int64_t> TileGrid::numTiles(int64_t m) const {
   TileGrid all = *this;
   all.maxWorkgroups = 0;
-  std::optional<int64_t> count = all.numWorkgroups(m);
-  if (!count)
+  all.kSplits = 1;
+  all.tailSplit = false;
+  // The split grid must exist too: a tile count alone is not a launch.
+  if (!numWorkgroups(m))
     return std::nullopt;
-  return *count / kSplits;
+  return all.numWorkgroups(m);
+}
+
+std::optional<TileGrid::TailTiles> TileGrid::tailTiles(int64_t m) const {
+  std::optional<int64_t> tiles = numTiles(m);
+  if (!tiles || !tailSplit)
+    return std::nullopt;
+  TailTiles t;
+  t.tail = *tiles % roundWorkgroups;
+  t.whole = *tiles - t.tail;
+  return t;
+}
+
+std::optional<int64_t> TileGrid::reductionWorkgroups(int64_t m) const {
+  if (!tailSplit)
+    return numWorkgroups(m);
+  std::optional<TailTiles> t = tailTiles(m);
+  if (!t)
+    return std::nullopt;
+  return t->tail * kSplits; // <= numWorkgroups(m), which was checked
+}
+
+std::vector<std::pair<int64_t, int64_t>>
+TileGrid::tailTileOrigins(int64_t m) const {
+  std::vector<std::pair<int64_t, int64_t>> origins;
+  if (std::optional<TailTiles> t = tailTiles(m))
+    for (int64_t tile = t->whole; tile < t->whole + t->tail; ++tile)
+      origins.push_back(*tileOriginOfTile(tile, m));
+  return origins;
+}
+
+bool TileGrid::isSplitTile(int64_t tile, int64_t m) const {
+  if (kSplits < 2)
+    return false;
+  if (!tailSplit)
+    return true;
+  std::optional<TailTiles> t = tailTiles(m);
+  return t && tile >= t->whole;
 }
 
 std::optional<std::pair<int64_t, int64_t>>
@@ -360,6 +429,16 @@ TileGrid::tileOrigin(int64_t workgroup, int64_t m) const {
   std::optional<int64_t> count = numWorkgroups(m);
   if (!count || workgroup < 0 || workgroup >= *count)
     return std::nullopt;
+  // A tail split's workgroups past the whole tiles take the tail tiles in
+  // turn, segment by segment (docs/Design.md, "Tail split").
+  if (tailSplit) {
+    std::optional<TailTiles> t = tailTiles(m);
+    if (!t)
+      return std::nullopt;
+    if (workgroup < t->whole)
+      return tileOriginOfTile(workgroup, m);
+    return tileOriginOfTile(t->whole + (workgroup - t->whole) % t->tail, m);
+  }
   // Split-K grids are 2-D: x is the tile, y the K segment; flat id w is
   // x + y * tiles. A persistent workgroup's first tile is its id.
   return tileOriginOfTile(workgroup % (*count / kSplits), m);

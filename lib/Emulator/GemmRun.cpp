@@ -85,11 +85,15 @@ mxgemm::emu::runGemm(const CodeObject &object,
   GemmRunResult result;
   result.gridSize = uint64_t(*numWorkgroups);
   LaunchConfig config = options.launch;
-  // A split-K grid is 2-D: x the tile, y the K segment.
+  // A split-K grid is 2-D: x the tile, y the K segment. A tail split's
+  // grids are 1-D: the whole tiles then the tail units, and the tail units
+  // alone in the second launch.
   const uint64_t splits = uint64_t(grid.kSplits);
-  const uint64_t tiles = result.gridSize / splits;
-  config.grid[0] = uint32_t(tiles);
-  config.grid[1] = uint32_t(splits);
+  const std::optional<contract::TileGrid::TailTiles> tail = grid.tailTiles(m);
+  const uint64_t tiles =
+      tail ? uint64_t(tail->whole + tail->tail) : result.gridSize / splits;
+  config.grid[0] = uint32_t(tail ? result.gridSize : tiles);
+  config.grid[1] = uint32_t(tail ? 1 : splits);
   config.grid[2] = 1;
   config.workgroup[0] = uint32_t(d.workgroupSize);
   config.workgroup[1] = config.workgroup[2] = 1;
@@ -121,7 +125,24 @@ mxgemm::emu::runGemm(const CodeObject &object,
     }
   }
   // Every segment of a sampled tile runs, or its sum would be incomplete.
-  if (splits > 1 && !config.workgroupsToRun.empty()) {
+  std::vector<uint64_t> reductionToRun;
+  if (tail && !config.workgroupsToRun.empty()) {
+    std::vector<uint64_t> all;
+    const uint64_t whole = uint64_t(tail->whole), units = uint64_t(tail->tail);
+    for (uint64_t tile : config.workgroupsToRun) {
+      if (tile < whole) {
+        all.push_back(tile);
+        continue;
+      }
+      for (uint64_t s = 0; s < splits; ++s) {
+        all.push_back(whole + (tile - whole) + s * units);
+        reductionToRun.push_back((tile - whole) + s * units);
+      }
+    }
+    std::sort(all.begin(), all.end());
+    std::sort(reductionToRun.begin(), reductionToRun.end());
+    config.workgroupsToRun = std::move(all);
+  } else if (splits > 1 && !config.workgroupsToRun.empty()) {
     std::vector<uint64_t> all;
     for (uint64_t id : config.workgroupsToRun)
       for (uint64_t s = 0; s < splits; ++s)
@@ -220,10 +241,16 @@ mxgemm::emu::runGemm(const CodeObject &object,
   result.launch = std::move(*launched);
   // Split-K: the second launch adds the partials (Phase = 1). Its findings
   // and statistics join the first launch's.
-  if (const contract::KernelArgument *phase =
-          d.findArgument(contract::kArgPhase)) {
+  const contract::KernelArgument *phase = d.findArgument(contract::kArgPhase);
+  // A tail split without tail tiles (whole rounds) has no second launch.
+  const bool sampledNoTail = tail && result.sampled && reductionToRun.empty();
+  if (phase && (!tail || tail->tail > 0) && !sampledNoTail) {
     const uint32_t one = 1;
     std::memcpy(config.kernargs.data() + phase->offset, &one, 4);
+    if (tail) {
+      config.grid[0] = uint32_t(*grid.reductionWorkgroups(m));
+      config.workgroupsToRun = reductionToRun;
+    }
     Expected<LaunchResult> reduced = launch(object, *kernel, config, memory);
     if (!reduced)
       return reduced.takeError();
@@ -249,6 +276,13 @@ mxgemm::emu::runGemm(const CodeObject &object,
   check.reference.kStep = int(d.mfma.kStep);
   if (splits > 1)
     check.reference.kSegments = contract::kSegmentBoundaries(problem, d.config);
+  for (auto [row, col] : grid.tailTileOrigins(m))
+    check.reference.kSegmentRegions.push_back(
+        {row, std::min(m, row + grid.programTileM), col,
+         std::min(n, col + grid.tileN)});
+  // A tail split without tail tiles splits nothing.
+  if (tail && tail->tail == 0)
+    check.reference.kSegments.clear();
   // Y is read in place (the 16384^2 case-table shapes are 512 MiB); a
   // strided Y is checked for writes between its rows, then compacted.
   uint8_t *y = static_cast<uint8_t *>(memory.translate(dY, yBytes));

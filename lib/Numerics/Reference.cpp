@@ -106,11 +106,21 @@ void runTask(const MXGemmOperands &ops, const Task &task,
     wScaleRow = ops.wScales + (task.col0 / 32) * kBlocks;
     ldWScale = 0;
   }
-  // One segment [0, K] unless the options split K.
+  // One segment [0, K] unless the options split K here (runTasks cut the
+  // tasks at the regions' edges, so a task is inside one or outside all).
   const int64_t oneSegment[2] = {0, ops.k};
   const int64_t *bounds = oneSegment;
   size_t numBounds = 2;
-  if (!opts.kSegments.empty()) {
+  auto segmented = [&] {
+    if (opts.kSegmentRegions.empty())
+      return true;
+    for (const OutputRegion &r : opts.kSegmentRegions)
+      if (task.row0 >= r.rowBegin && task.row0 < r.rowEnd &&
+          task.col0 >= r.colBegin && task.col0 < r.colEnd)
+        return true;
+    return false;
+  };
+  if (!opts.kSegments.empty() && segmented()) {
     bounds = opts.kSegments.data();
     numBounds = opts.kSegments.size();
   }
@@ -148,9 +158,42 @@ void runTask(const MXGemmOperands &ops, const Task &task,
   }
 }
 
-void runTasks(const MXGemmOperands &ops, const std::vector<Task> &tasks,
+/// `tasks` cut at the edges of `regions`, so that each lies inside one
+/// region or outside all.
+std::vector<Task> cutAtRegions(const std::vector<Task> &tasks,
+                               const std::vector<OutputRegion> &regions) {
+  std::vector<Task> out;
+  for (const Task &t : tasks) {
+    std::vector<int64_t> rows{t.row0, t.row1}, cols{t.col0, t.col1};
+    for (const OutputRegion &r : regions) {
+      for (int64_t e : {r.rowBegin, r.rowEnd})
+        if (e > t.row0 && e < t.row1)
+          rows.push_back(e);
+      for (int64_t e : {r.colBegin, r.colEnd})
+        if (e > t.col0 && e < t.col1)
+          cols.push_back(e);
+    }
+    for (std::vector<int64_t> *cuts : {&rows, &cols}) {
+      std::sort(cuts->begin(), cuts->end());
+      cuts->erase(std::unique(cuts->begin(), cuts->end()), cuts->end());
+    }
+    for (size_t i = 0; i + 1 < rows.size(); ++i)
+      for (size_t j = 0; j + 1 < cols.size(); ++j)
+        out.push_back(
+            {rows[i], rows[i + 1], cols[j], cols[j + 1],
+             t.outOffset + (rows[i] - t.row0) * t.ldOut + (cols[j] - t.col0),
+             t.ldOut});
+  }
+  return out;
+}
+
+void runTasks(const MXGemmOperands &ops, const std::vector<Task> &given,
               OutputType outputType, void *out, const ReferenceOptions &opts) {
   checkOperands(ops, opts);
+  std::vector<Task> cut;
+  if (!opts.kSegmentRegions.empty())
+    cut = cutAtRegions(given, opts.kSegmentRegions);
+  const std::vector<Task> &tasks = opts.kSegmentRegions.empty() ? given : cut;
   parallelFor(tasks.size(), opts.numThreads,
               [&](size_t i) { runTask(ops, tasks[i], opts, outputType, out); });
 }

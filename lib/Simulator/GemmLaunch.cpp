@@ -13,6 +13,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace llvm;
@@ -56,9 +57,15 @@ mxgemm::sim::prepareGemmLaunch(const contract::KernelDescriptor &d, int64_t m,
                                contract::kArgW, contract::kArgWScales,
                                contract::kArgY};
   Launch l;
-  // Split-K: x the tiles, y the K segments.
-  l.grid[0] = uint32_t(*workgroups / d.grid.kSplits);
-  l.grid[1] = uint32_t(d.grid.kSplits);
+  // Split-K: x the tiles, y the K segments. A tail split: 1-D, the whole
+  // tiles and the tail units, then the tail units alone.
+  if (d.grid.tailSplit) {
+    l.grid[0] =
+        uint32_t(phase == 1 ? *d.grid.reductionWorkgroups(m) : *workgroups);
+  } else {
+    l.grid[0] = uint32_t(*workgroups / d.grid.kSplits);
+    l.grid[1] = uint32_t(d.grid.kSplits);
+  }
   l.workgroup[0] = uint32_t(d.workgroupSize);
   auto put = [&](uint32_t off, const void *v, size_t n) {
     if (l.kernargs.size() < off + n)
@@ -90,7 +97,10 @@ mxgemm::sim::prepareGemmLaunch(const contract::KernelDescriptor &d, int64_t m,
   if (ap) {
     std::optional<uint64_t> bytes =
         contract::splitWorkspaceBytes(p, d.config, m);
-    uint64_t addr = bytes ? memory.allocate(size_t(*bytes)) : 0;
+    // (A tail split without tail tiles needs none; the kernel still
+    // takes a pointer.)
+    uint64_t addr =
+        bytes ? memory.allocate(size_t(std::max<uint64_t>(*bytes, 16))) : 0;
     if (!addr)
       return fail("out of host memory for the split-K workspace");
     put(aw->offset, &addr, 8);
@@ -144,6 +154,9 @@ Expected<std::optional<Prediction>> mxgemm::sim::simulateSplitKReduction(
     const contract::KernelDescriptor &d, int64_t m,
     const target::TargetModel &target, const SimOptions &options) {
   if (!d.findArgument(contract::kArgPhase))
+    return std::nullopt;
+  // A tail split whose tiles fill whole rounds has no second launch.
+  if (d.grid.tailSplit && d.grid.reductionWorkgroups(m).value_or(0) == 0)
     return std::nullopt;
   emu::DeviceMemory memory;
   Expected<Launch> launch = prepareGemmLaunch(d, m, memory, 1);

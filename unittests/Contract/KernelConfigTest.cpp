@@ -60,6 +60,7 @@ TEST(KernelConfigTest, FieldTableRoundTrips) {
   c.stageW = Staging::PackedRegisters;
   c.ldsLayout = LdsLayout::Xor;
   c.schedule = Schedule::Interleave;
+  c.tailSplit = true;
   KernelConfig back;
   for (int f = 0; f < kNumConfigFields; ++f) {
     std::string value = configFieldValue(c, f);
@@ -139,6 +140,34 @@ TEST(KernelConfigTest, UnrollKNeedsAPipelinedRing) {
   EXPECT_NE(formatConfigBody(c).find("unroll_k = 2"), std::string::npos);
   c.unrollK = 1;
   EXPECT_EQ(formatConfigBody(c).find("unroll_k"), std::string::npos);
+}
+
+// tail_split splits the last round's tiles: it needs k_splits and a ring
+// (its K loop's trip count is a run-time value).
+TEST(KernelConfigTest, TailSplitNeedsKSplitsAndARing) {
+  KernelConfig c;
+  c.tailSplit = true;
+  const std::string rule =
+      "tail_split needs k_splits > 1, a pipelined LDS ring (stage_x or "
+      "stage_w through LDS, stages >= 2), persistent = 0 and unroll_k = 1";
+  EXPECT_EQ(verify(c), rule);
+  c.kSplits = 2;
+  EXPECT_EQ(verify(c), rule);
+  c.stageX = c.stageW = Staging::LdsAsync;
+  c.stages = 2;
+  EXPECT_EQ(verify(c), "");
+  c.unrollK = 2;
+  EXPECT_EQ(verify(c), rule);
+  c.unrollK = 1;
+  c.kSplits = 1;
+  EXPECT_EQ(verify(c), rule);
+  c.kSplits = 4;
+  EXPECT_NE(formatConfigBody(c).find("k_splits = 4, tail_split = true"),
+            std::string::npos)
+      << formatConfigBody(c);
+  // Words other than true and false are refused.
+  EXPECT_EQ(*setConfigKeyword(c, findConfigField("tail_split"), "yes"),
+            "config field 'tail_split' expects true or false, got 'yes'");
 }
 
 TEST(KernelConfigTest, LdsAsyncStagesAreWholeCopies) {

@@ -14,6 +14,18 @@ using namespace mxgemm::contract;
 using mxgemm::target::kGFX950;
 
 namespace {
+/// The descriptor of `c` for wq_b's problem, with a compiler's resources.
+KernelDescriptor described(const KernelConfig &c) {
+  KernelDescriptor d =
+      KernelDescriptor::describe("mxgemm_wq_b", {16384, 1280}, c, kGFX950);
+  d.resources.vgprCount = 240;
+  d.resources.kernargSegmentBytes = 44;
+  d.codeObjectSha256 = std::string(64, 'a');
+  d.mxgemmVersion = "0.1.0";
+  d.llvmVersion = "22.1.8";
+  return d;
+}
+
 KernelDescriptor sample() {
   KernelConfig c;
   c.tileN = 256;
@@ -25,14 +37,7 @@ KernelDescriptor sample() {
   c.groupM = 8;
   c.groupN = 4;
   c.xcdRemap = true;
-  KernelDescriptor d =
-      KernelDescriptor::describe("mxgemm_wq_b", {16384, 1280}, c, kGFX950);
-  d.resources.vgprCount = 240;
-  d.resources.kernargSegmentBytes = 44;
-  d.codeObjectSha256 = std::string(64, 'a');
-  d.mxgemmVersion = "0.1.0";
-  d.llvmVersion = "22.1.8";
-  return d;
+  return described(c);
 }
 
 std::string parseError(const std::string &json) {
@@ -109,6 +114,32 @@ TEST(KernelDescriptorTest, UnrollKRoundTrips) {
   ErrorMessage e = KernelDescriptor::parse(json, back);
   ASSERT_FALSE(e) << *e;
   EXPECT_EQ(back.config.unrollK, 4);
+}
+
+// A tail split's grid fields are written only when set and checked
+// against the config.
+TEST(KernelDescriptorTest, TailSplitGridRoundTripsAndIsChecked) {
+  KernelDescriptor d = sample();
+  EXPECT_EQ(d.toJson().find("tail_split"), std::string::npos);
+  KernelConfig c = d.config;
+  c.kSplits = 2;
+  c.tailSplit = true;
+  d = described(c);
+  d.resources.kernargSegmentBytes = 64; // Work and Phase after M
+  EXPECT_TRUE(d.grid.tailSplit);
+  EXPECT_EQ(d.grid.roundWorkgroups, 256);
+  const std::string json = d.toJson();
+  EXPECT_NE(json.find("\"tail_split\": true"), std::string::npos);
+  EXPECT_NE(json.find("\"round_workgroups\": 256"), std::string::npos);
+  KernelDescriptor back;
+  ErrorMessage e = KernelDescriptor::parse(json, back);
+  ASSERT_FALSE(e) << *e;
+  EXPECT_TRUE(back.config.tailSplit);
+  EXPECT_EQ(back.grid.roundWorkgroups, 256);
+  EXPECT_EQ(parseError(replace(json, "\"round_workgroups\": 256",
+                               "\"round_workgroups\": 128")),
+            "kernel descriptor: grid disagrees with the problem and config "
+            "(expected what this build derives from them)");
 }
 
 TEST(KernelDescriptorTest, ConfigSourceIsOptional) {

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 using namespace mxgemm::contract;
@@ -180,4 +181,64 @@ TEST(TileGridTest, PersistentGridsWalkEveryTileOnce) {
   TileGrid negative = g;
   negative.maxWorkgroups = -1;
   EXPECT_TRUE(negative.validate());
+}
+
+TEST(TileGridTest, TailSplitRunsWholeRoundsThenTheTailInSegments) {
+  // shared_gate_up's tiles (128 x 256 over N = 2304: 9 columns), K split in
+  // two in the last round's tiles only, rounds of gfx950's 256 CUs.
+  KernelConfig c;
+  c.tileM = 128;
+  c.tileN = 256;
+  c.groupM = 8;
+  c.groupN = 4;
+  c.xcdRemap = true;
+  c.kSplits = 2;
+  c.tailSplit = true;
+  TileGrid g = TileGrid::of(c, 2304, mxgemm::target::kGFX950);
+  ASSERT_FALSE(g.validate());
+  EXPECT_EQ(g.roundWorkgroups, 256);
+  // M = 16384: 1152 tiles = 4.5 rounds: 1024 whole, 128 in two segments.
+  const int64_t m = 16384;
+  ASSERT_EQ(g.numTiles(m), 1152);
+  auto t = g.tailTiles(m);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->whole, 1024);
+  EXPECT_EQ(t->tail, 128);
+  EXPECT_EQ(g.numWorkgroups(m), 1024 + 2 * 128);
+  EXPECT_EQ(g.reductionWorkgroups(m), 256);
+  EXPECT_FALSE(g.isSplitTile(1023, m));
+  EXPECT_TRUE(g.isSplitTile(1024, m));
+  // Whole tiles keep the grid's order; tail unit u runs tail tile u mod 128.
+  EXPECT_EQ(g.tileOrigin(7, m), g.tileOriginOfTile(7, m));
+  EXPECT_EQ(g.tileOrigin(1024 + 5, m), g.tileOriginOfTile(1024 + 5, m));
+  EXPECT_EQ(g.tileOrigin(1024 + 128 + 5, m), g.tileOriginOfTile(1024 + 5, m));
+  EXPECT_FALSE(g.tileOrigin(1280, m));
+  // The tail tiles' origins are distinct tiles of the grid.
+  auto origins = g.tailTileOrigins(m);
+  ASSERT_EQ(origins.size(), 128u);
+  std::sort(origins.begin(), origins.end());
+  EXPECT_EQ(std::unique(origins.begin(), origins.end()), origins.end());
+  // Whole rounds (M = 32768: 2304 tiles, 9 rounds): no tail, no second
+  // launch.
+  EXPECT_EQ(g.numWorkgroups(32768), 2304);
+  EXPECT_EQ(g.reductionWorkgroups(32768), 0);
+  EXPECT_TRUE(g.tailTileOrigins(32768).empty());
+  // Fewer tiles than a round: every tile is the tail.
+  t = g.tailTiles(128);
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t->whole, 0);
+  EXPECT_EQ(t->tail, 9);
+  EXPECT_EQ(g.numWorkgroups(128), 18);
+  // Without k_splits, with a persistent cap or without a round: no grid.
+  TileGrid bad = g;
+  bad.kSplits = 1;
+  EXPECT_TRUE(bad.validate());
+  bad = g;
+  bad.maxWorkgroups = 256;
+  EXPECT_TRUE(bad.validate());
+  bad = g;
+  bad.roundWorkgroups = 0;
+  EXPECT_TRUE(bad.validate());
+  EXPECT_FALSE(bad.numWorkgroups(m));
+  EXPECT_FALSE(bad.tailTiles(m));
 }

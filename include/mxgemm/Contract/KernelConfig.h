@@ -99,6 +99,11 @@ struct KernelConfig {
   /// share one wide scale load per row where the scales of the `unroll_k`
   /// K tiles are contiguous and aligned. 1 = not unrolled.
   int64_t unrollK = 1;
+  /// Split K only in the tiles of the grid's last, partly filled round
+  /// (docs/Design.md, "Tail split"): with T tiles and one workgroup per CU,
+  /// the first T - T % CUs tiles run whole and the T % CUs others are cut
+  /// into k_splits segments, so the last round's idle CUs share their work.
+  bool tailSplit = false;
 
   bool operator==(const KernelConfig &other) const;
   bool operator!=(const KernelConfig &other) const { return !(*this == other); }
@@ -152,8 +157,8 @@ ErrorMessage verifyConfig(const KernelConfig &config,
 /// Number of config fields and the name of field `i` in canonical order
 /// (tile_m, tile_n, tile_k, waves_m, waves_n, mfma, group_m, group_n,
 /// xcd_remap, stage_x, stage_w, stages, lds_layout, split, waves_per_eu,
-/// schedule, k_splits, persistent, unroll_k).
-constexpr int kNumConfigFields = 19;
+/// schedule, k_splits, persistent, unroll_k, tail_split).
+constexpr int kNumConfigFields = 20;
 std::string_view configFieldName(int field);
 /// Index of the field called `name`, or -1.
 int findConfigField(std::string_view name);

@@ -111,11 +111,14 @@ struct OperandBytes {
 std::optional<OperandBytes> operandBytes(const GemmProblem &problem, int64_t m);
 
 /// Bytes of the FP32 workspace a split-K kernel needs for `m` rows
-/// (k_splits x M x N partials); 0 without a split; nothing if the size
-/// overflows or m is outside 1..kMaxM.
-std::optional<uint64_t> splitWorkspaceBytes(const GemmProblem &problem,
-                                            const KernelConfig &config,
-                                            int64_t m);
+/// (k_splits x M x N partials; with a tail split k_splits x tail tiles x
+/// program_tile_m x tile_n, docs/Design.md "Tail split", on `target`'s
+/// CUs); 0 without a split; nothing if the size overflows or m is outside
+/// 1..kMaxM.
+std::optional<uint64_t>
+splitWorkspaceBytes(const GemmProblem &problem, const KernelConfig &config,
+                    int64_t m,
+                    const target::TargetModel &target = target::kGFX950);
 
 } // namespace mxgemm::contract
 

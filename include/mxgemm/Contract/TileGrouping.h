@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <optional>
 #include <utility>
+#include <vector>
 
 namespace mxgemm::contract {
 
@@ -124,6 +125,12 @@ struct TileGrid {
   /// Persistent grids: at most this many workgroups, each walking the tiles
   /// w, w + grid, ... (config `persistent` x the CUs); 0 = one per tile.
   int64_t maxWorkgroups = 0;
+  /// Tail split (config `tail_split`, docs/Design.md "Tail split"): only
+  /// the T % roundWorkgroups tiles past the last whole round of T tiles are
+  /// split into kSplits segments. The grid is then 1-D in both launches.
+  bool tailSplit = false;
+  /// Workgroups of one round for the tail split: the target's CUs.
+  int64_t roundWorkgroups = 0;
 
   /// The grid of `config` for N = `n` on `target`.
   static TileGrid of(const KernelConfig &config, int64_t n,
@@ -147,8 +154,30 @@ struct TileGrid {
   /// Output tiles for `m` rows (without the k_splits dimension); equal to
   /// the workgroups of x unless the grid is persistent.
   std::optional<int64_t> numTiles(int64_t m) const;
+  /// A tail split's tiles for `m` rows: the first `whole` run their whole K
+  /// in the first launch (tile = workgroup id), the `tail` after them are
+  /// cut into kSplits segments (whole + tail = numTiles).
+  struct TailTiles {
+    int64_t whole = 0, tail = 0;
+  };
+  /// The split of the tiles for `m` rows; nothing where numTiles is nothing
+  /// or the grid has no tail split.
+  std::optional<TailTiles> tailTiles(int64_t m) const;
+  /// Workgroups of the second launch of a split-K kernel (the reduction)
+  /// for `m` rows: tail * kSplits with a tail split (0: no second launch),
+  /// else numWorkgroups. Nothing where numWorkgroups is nothing.
+  std::optional<int64_t> reductionWorkgroups(int64_t m) const;
+  /// True if tile `tile` (in the walk order) is split into kSplits segments
+  /// for `m` rows: every tile of a split-K grid, the tail tiles of a tail
+  /// split.
+  bool isSplitTile(int64_t tile, int64_t m) const;
+  /// First output row and column of each tail tile of a tail split for `m`
+  /// rows (where the segment rule's boundaries apply); empty without a
+  /// tail split or without tail tiles.
+  std::vector<std::pair<int64_t, int64_t>> tailTileOrigins(int64_t m) const;
   /// First output row and column of workgroup `workgroup` (the flat id,
-  /// x + y * tiles) for `m` rows;
+  /// x + y * tiles; with a tail split whole tiles then tail segments) for
+  /// `m` rows;
   /// nothing where numWorkgroups is nothing or workgroup is past the grid.
   std::optional<std::pair<int64_t, int64_t>> tileOrigin(int64_t workgroup,
                                                         int64_t m) const;

@@ -54,6 +54,10 @@ struct ReferenceOptions {
   /// even). Empty means one segment, [0, K]. Boundaries must be ascending
   /// multiples of kStep.
   std::vector<int64_t> kSegments;
+  /// Where kSegments apply: a tail split's tail tiles (docs/Design.md,
+  /// "Tail split"); empty = everywhere. Outputs outside every region are
+  /// one segment, [0, K].
+  std::vector<OutputRegion> kSegmentRegions;
   /// Worker threads; 0 means std::thread::hardware_concurrency().
   unsigned numThreads = 0;
 };

@@ -150,6 +150,21 @@
 
 // -----
 
+// expected-error @+1 {{tail_split needs k_splits > 1, a pipelined LDS ring (stage_x or stage_w through LDS, stages >= 2), persistent = 0 and unroll_k = 1}}
+#c = #mxgemm.config<stage_x = lds_async, stages = 2, tail_split = true>
+
+// -----
+
+// expected-error @+1 {{tail_split needs k_splits > 1, a pipelined LDS ring (stage_x or stage_w through LDS, stages >= 2), persistent = 0 and unroll_k = 1}}
+#c = #mxgemm.config<k_splits = 2, tail_split = true>
+
+// -----
+
+// expected-error @+1 {{config field 'tail_split' expects true or false, got 'on'}}
+#c = #mxgemm.config<tail_split = on>
+
+// -----
+
 // expected-error @+1 {{waves_per_eu must be in 0..8, got 9}}
 #c = #mxgemm.config<waves_per_eu = 9>
 

@@ -97,12 +97,13 @@ Type mxgemm::getElementType(MLIRContext *ctx, contract::ElementType t) {
 //===----------------------------------------------------------------------===//
 
 ConfigAttr ConfigAttr::get(MLIRContext *ctx, const contract::KernelConfig &c) {
-  return ConfigAttr::get(
-      ctx, c.tileM, c.tileN, c.tileK, c.wavesM, c.wavesN, fromContract(c.mfma),
-      c.groupM, c.groupN, c.xcdRemap, static_cast<Staging>(c.stageX),
-      static_cast<Staging>(c.stageW), c.stages,
-      static_cast<LdsLayout>(c.ldsLayout), c.split, c.wavesPerEU,
-      static_cast<Schedule>(c.schedule), c.kSplits, c.persistent, c.unrollK);
+  return ConfigAttr::get(ctx, c.tileM, c.tileN, c.tileK, c.wavesM, c.wavesN,
+                         fromContract(c.mfma), c.groupM, c.groupN, c.xcdRemap,
+                         static_cast<Staging>(c.stageX),
+                         static_cast<Staging>(c.stageW), c.stages,
+                         static_cast<LdsLayout>(c.ldsLayout), c.split,
+                         c.wavesPerEU, static_cast<Schedule>(c.schedule),
+                         c.kSplits, c.persistent, c.unrollK, c.tailSplit);
 }
 
 contract::KernelConfig ConfigAttr::getKernelConfig() const {
@@ -126,6 +127,7 @@ contract::KernelConfig ConfigAttr::getKernelConfig() const {
   c.kSplits = getKSplits();
   c.persistent = getPersistent();
   c.unrollK = getUnrollK();
+  c.tailSplit = getTailSplit();
   return c;
 }
 
@@ -161,7 +163,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  LdsLayout ldsLayout, int64_t split,
                                  int64_t wavesPerEU, Schedule schedule,
                                  int64_t kSplits, int64_t persistent,
-                                 int64_t unrollK) {
+                                 int64_t unrollK, bool tailSplit) {
   contract::KernelConfig c;
   c.tileM = tileM;
   c.tileN = tileN;
@@ -182,6 +184,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   c.kSplits = kSplits;
   c.persistent = persistent;
   c.unrollK = unrollK;
+  c.tailSplit = tailSplit;
   if (contract::ErrorMessage error = contract::verifyConfig(c, configTarget()))
     return emitError() << *error;
   return success();
@@ -235,7 +238,8 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
       fromContract(f.mfma), f.groupM, f.groupN, f.xcdRemap,
       static_cast<Staging>(f.stageX), static_cast<Staging>(f.stageW), f.stages,
       static_cast<LdsLayout>(f.ldsLayout), f.split, f.wavesPerEU,
-      static_cast<Schedule>(f.schedule), f.kSplits, f.persistent, f.unrollK);
+      static_cast<Schedule>(f.schedule), f.kSplits, f.persistent, f.unrollK,
+      f.tailSplit);
 }
 
 void ConfigAttr::print(AsmPrinter &printer) const {

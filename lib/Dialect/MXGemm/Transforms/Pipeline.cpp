@@ -129,9 +129,14 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   auto lb = constantIndex(loop.getLowerBound());
   auto ub = constantIndex(loop.getUpperBound());
   auto step = constantIndex(loop.getStep());
-  if (!lb || !ub || !step || *lb != 0)
-    return loop.emitOpError("pipelining needs a K loop from 0 with constant "
-                            "bounds");
+  // A run-time trip count (a tail split's whole tiles and segments) is
+  // clamped like a constant one, with the last K tile computed.
+  scf::ForOp outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+  const bool walks = outer && outer->hasAttr(kTileWalkAttrName);
+  if (!lb || !step || *lb != 0 || (!ub && walks))
+    return loop.emitOpError("pipelining needs a K loop from 0 with a "
+                            "constant step (and constant bounds in a tile "
+                            "walk)");
   Value stage = copies.front().getStage();
   // A split-K segment starts its copies at a loop-invariant K origin:
   // K0 = origin + iv.
@@ -160,7 +165,8 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
       return c.emitOpError("LDS ring has ")
              << c.getDst().getType().getDimSize(0) << " slots, pipelining "
              << stages << " stages needs one per stage";
-  const int64_t numTiles = *ub / *step;
+  // Without a constant bound: at least one K tile (the problem rules).
+  const int64_t numTiles = ub ? *ub / *step : 1;
   int64_t loadsPerTile = 0;
   for (CopyToLdsOp c : copies)
     loadsPerTile += c.getMinLoadsPerWave();
@@ -201,10 +207,16 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   auto withOrigin = [&](Value k) -> Value {
     return kOrigin ? arith::AddIOp::create(b, loc, kOrigin, k) : k;
   };
+  // The last K tile's offset, for a run-time bound.
+  Value lastK;
+  if (!ub)
+    lastK = arith::SubIOp::create(b, loc, loop.getUpperBound(), idx(*step));
   for (int64_t t = 0; t < stages - 1; ++t) {
     IRMapping map;
     map.map(stage, idx(t));
-    Value k = idx(std::min(t, numTiles - 1) * *step);
+    Value k = ub       ? idx(std::min(t, numTiles - 1) * *step)
+              : t == 0 ? idx(0)
+                       : arith::MinUIOp::create(b, loc, idx(t * *step), lastK);
     map.map(loop.getInductionVar(), k);
     if (kOrigin) {
       Value k0 = withOrigin(k);
@@ -306,7 +318,8 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
         idx(*ub - *step));
     aheadK = arith::SelectOp::create(b, loc, rolled, wrapped, ahead);
   } else {
-    aheadK = arith::MinUIOp::create(b, loc, ahead, idx(*ub - *step));
+    aheadK =
+        arith::MinUIOp::create(b, loc, ahead, ub ? idx(*ub - *step) : lastK);
   }
   aheadK = withOrigin(aheadK);
   Value aheadTile = arith::AddIOp::create(b, loc, tile, idx(stages - 1));

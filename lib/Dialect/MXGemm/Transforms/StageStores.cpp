@@ -76,7 +76,9 @@ struct MXGemmStageStoresPass
         if (!op.getStaging() && !op.getNSize())
           stores.push_back(op);
       });
-      if (stores.size() != 1)
+      // A tail split's kernel stores Y and, in its tail units, FP32
+      // partials: Y's store (the first) is the one worth the LDS.
+      if (stores.empty() || (stores.size() != 1 && !config.getTailSplit()))
         continue;
       int64_t bytes = stageStore(kernel, stores.front(), config.getNumWaves());
       LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": @" << kernel.getName() << ": "

@@ -62,9 +62,13 @@ struct MXGemmTilePass : public impl::MXGemmTileBase<MXGemmTilePass> {
 /// sums one output, so sharing the outputs changes no bit; it spreads the
 /// reduction over the whole grid instead of the segment-0 workgroups.
 /// Threads walk a run in order, so a wave's loads and stores are contiguous.
+/// A tail split's workspace holds one program tile per tail tile and
+/// segment (tile `tailIndex` of `tailTiles`); other workspaces are k_splits
+/// planes of M x N.
 void buildSplitReduction(OpBuilder &b, Location loc, ConfigAttr config,
                          ProgramTileOp tile, Value segment, Value m, int64_t n,
-                         Value work, Value y) {
+                         Value work, Value y, Value tailTiles = Value(),
+                         Value tailIndex = Value()) {
   auto cst = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -105,14 +109,24 @@ void buildSplitReduction(OpBuilder &b, Location loc, ConfigAttr config,
                                   VectorType::get({vec}, b.getF32Type()), work,
                                   ValueRange{index});
   };
-  // The sums of the `vec` outputs from `index`, in Y's type.
-  auto sumAt = [&](Value index) {
-    Value sum = loadPartials(index);
-    for (int64_t s = 1; s < splits; ++s) {
-      Value at = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, plane, cst(s)), index);
-      sum = arith::AddFOp::create(b, loc, sum, loadPartials(at));
-    }
+  // Segment s's partial of output `index` (element e of the tile).
+  auto partialIndex = [&](int64_t s, Value index, Value e) -> Value {
+    if (!tailTiles)
+      return s == 0 ? index
+                    : arith::AddIOp::create(
+                          b, loc, arith::MulIOp::create(b, loc, plane, cst(s)),
+                          index);
+    Value slot = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, tailTiles, cst(s)), tailIndex);
+    return arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, slot, cst(progTileM * tileN)), e);
+  };
+  // The sums of the `vec` outputs from `index` (element e), in Y's type.
+  auto sumAt = [&](Value index, Value e) {
+    Value sum = loadPartials(partialIndex(0, index, e));
+    for (int64_t s = 1; s < splits; ++s)
+      sum = arith::AddFOp::create(b, loc, sum,
+                                  loadPartials(partialIndex(s, index, e)));
     if (outElem != b.getF32Type())
       sum = arith::TruncFOp::create(
           b, loc, vec == 1 ? outElem : VectorType::get({vec}, outElem), sum);
@@ -144,7 +158,7 @@ void buildSplitReduction(OpBuilder &b, Location loc, ConfigAttr config,
   const int64_t perThread = llvm::divideCeil(run, threads * vec);
   if (perThread * splits <= 256) {
     Value first = indexOf(rowBase, colBase);
-    SmallVector<Value> valid, index, sum;
+    SmallVector<Value> valid, index, element, sum;
     for (int64_t i = 0; i < perThread; ++i) {
       Value e = arith::AddIOp::create(
           b, loc, begin,
@@ -157,9 +171,12 @@ void buildSplitReduction(OpBuilder &b, Location loc, ConfigAttr config,
                                 cst(n))));
       index.push_back(arith::SelectOp::create(b, loc, valid.back(),
                                               indexOf(row, col), first));
+      element.push_back(
+          tailTiles ? arith::SelectOp::create(b, loc, valid.back(), e, cst(0))
+                    : Value());
     }
     for (int64_t i = 0; i < perThread; ++i)
-      sum.push_back(sumAt(index[i]));
+      sum.push_back(sumAt(index[i], element[i]));
     for (int64_t i = 0; i < perThread; ++i) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(
@@ -178,7 +195,7 @@ void buildSplitReduction(OpBuilder &b, Location loc, ConfigAttr config,
   b.setInsertionPointToStart(
       scf::IfOp::create(b, loc, inside, /*withElse=*/false).thenBlock());
   Value index = indexOf(row, col);
-  storeAt(sumAt(index), index);
+  storeAt(sumAt(index, loop.getInductionVar()), index);
 }
 
 LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
@@ -284,9 +301,39 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   }
   // Split-K grids are 2-D: workgroup id y is the K segment.
   const int64_t splits = config.getKSplits();
+  const bool tailSplit = config.getTailSplit();
   Value segment;
-  if (splits > 1)
+  if (splits > 1 && !tailSplit)
     segment = gpu::BlockIdOp::create(b, loc, gpu::Dimension::y);
+  // A tail split's 1-D grids (docs/Design.md, "Tail split"): the first
+  // launch runs the `whole` tiles as usual, then one workgroup per tail
+  // tile and segment (tail tile j = unit % tail, segment unit / tail); the
+  // second launch has the tail units alone.
+  Value tailTiles, tailIndex, inTail;
+  if (tailSplit) {
+    Value phase = body.getArgument(7);
+    Value numTiles = arith::MulIOp::create(b, loc, numTilesM, cst(numTilesN));
+    tailTiles = arith::RemUIOp::create(b, loc, numTiles, cst(target->numCus));
+    Value whole = arith::SubIOp::create(b, loc, numTiles, tailTiles);
+    Value isPartials = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, phase,
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+    Value unit = arith::SelectOp::create(
+        b, loc, isPartials, arith::SubIOp::create(b, loc, pid, whole), pid);
+    inTail = arith::OrIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, pid, whole),
+        arith::XOrIOp::create(
+            b, loc, isPartials,
+            arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)));
+    // Never a division by zero: without tail tiles no unit reaches here.
+    Value divisor = arith::MaxUIOp::create(b, loc, tailTiles, cst(1));
+    tailIndex = arith::RemUIOp::create(b, loc, unit, divisor);
+    pid = arith::SelectOp::create(
+        b, loc, inTail, arith::AddIOp::create(b, loc, whole, tailIndex), pid);
+    segment = arith::SelectOp::create(
+        b, loc, inTail, arith::DivUIOp::create(b, loc, unit, divisor), cst(0));
+  }
   auto tile = ProgramTileOp::create(
       b, loc, b.getIndexType(), b.getIndexType(), pid, numTilesM, numTilesNSize,
       numTilesNSize ? IntegerAttr() : b.getI64IntegerAttr(numTilesN),
@@ -310,8 +357,11 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
 
   // Phase 0 of a split-K kernel: the K loop over this workgroup's segment
   // (whole K tiles from kOrigin) into its FP32 plane of the workspace.
-  Value out = y, outRow0 = row0, outRows = m, kOrigin;
+  Value out = y, outRow0 = row0, outRows = m, kOrigin, loopKValue;
   int64_t loopK = k;
+  // A tail unit's partials: program tile (segment * tail + j) of the
+  // workspace, rows tile_n apart.
+  Value tailRow0, tailCol0, tailRows;
   if (splits > 1) {
     Value work = body.getArgument(6), phase = body.getArgument(7);
     Value isPartials = arith::CmpIOp::create(
@@ -319,20 +369,32 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
         arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
     auto phases = scf::IfOp::create(b, loc, isPartials, /*withElse=*/true);
     b.setInsertionPointToStart(phases.elseBlock());
-    buildSplitReduction(b, loc, config, tile, segment, m, n, work, y);
+    buildSplitReduction(b, loc, config, tile, segment, m, n, work, y, tailTiles,
+                        tailIndex);
     b.setInsertionPointToStart(phases.thenBlock());
     loopK = k / splits;
     kOrigin = arith::MulIOp::create(b, loc, segment, cst(loopK));
-    Value planeRow0 = arith::MulIOp::create(b, loc, segment, m);
-    out = work;
-    outRow0 = arith::AddIOp::create(b, loc, planeRow0, row0);
-    outRows = arith::AddIOp::create(b, loc, planeRow0, m);
+    if (tailSplit) {
+      loopKValue = arith::SelectOp::create(b, loc, inTail, cst(loopK), cst(k));
+      Value slot = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, segment, tailTiles), tailIndex);
+      tailRow0 = affine2(slot, progTileM, waveRow, waveM);
+      tailCol0 = arith::MulIOp::create(b, loc, waveCol, cst(waveN));
+      tailRows =
+          arith::MulIOp::create(b, loc, tailTiles, cst(splits * progTileM));
+    } else {
+      Value planeRow0 = arith::MulIOp::create(b, loc, segment, m);
+      out = work;
+      outRow0 = arith::AddIOp::create(b, loc, planeRow0, row0);
+      outRows = arith::AddIOp::create(b, loc, planeRow0, m);
+    }
   }
   auto accType = VectorType::get({accSize}, b.getF32Type());
   Value zero = arith::ConstantOp::create(
       b, loc, accType, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
   // ceil(K / tile_k) trips for a run-time K; the last one masks its tail.
-  auto kLoop = scf::ForOp::create(b, loc, cst(0), kSize ? kSize : cst(loopK),
+  Value kBound = kSize ? kSize : loopKValue ? loopKValue : cst(loopK);
+  auto kLoop = scf::ForOp::create(b, loc, cst(0), kBound,
                                   cst(config.getTileK()), ValueRange{zero});
   {
     OpBuilder::InsertionGuard guard(b);
@@ -351,6 +413,24 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
         b.getI64IntegerAttr(waveN), b.getI64IntegerAttr(config.getTileK()),
         kSize ? IntegerAttr() : b.getI64IntegerAttr(k), op.getWScaleAttr());
     scf::YieldOp::create(b, loc, next);
+  }
+  if (tailSplit) {
+    // The whole tiles store Y (first, so that mxgemm-stage-stores stages
+    // it); the tail units their FP32 partials.
+    auto stores =
+        scf::IfOp::create(b, loc,
+                          arith::XOrIOp::create(b, loc, inTail,
+                                                arith::ConstantIntOp::create(
+                                                    b, loc, b.getI1Type(), 1)),
+                          /*withElse=*/true);
+    b.setInsertionPointToStart(stores.elseBlock());
+    StoreTileOp::create(b, loc, kLoop.getResult(0), body.getArgument(6),
+                        tailRow0, tailCol0, tailRows, Value(), Value(),
+                        /*staging=*/Value(),
+                        MfmaShapeAttr::get(ctx, config.getMfma()),
+                        b.getI64IntegerAttr(waveM), b.getI64IntegerAttr(waveN),
+                        b.getI64IntegerAttr(config.getTileN()));
+    b.setInsertionPointToStart(stores.thenBlock());
   }
   StoreTileOp::create(b, loc, kLoop.getResult(0), out, outRow0, col0, outRows,
                       nSize, ldY, /*staging=*/Value(),

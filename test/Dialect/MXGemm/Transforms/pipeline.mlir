@@ -80,3 +80,37 @@ func.func @split_segments(%x: memref<?x1024xf8E4M3FN>, %xs: memref<?x32xf8E8M0FN
         memref<4x32xf8E8M0FNU> into memref<?x128xf32>
   return
 }
+
+// -----
+
+// Tail split (k_splits = 2, tail_split = true, K = 1024): the tiles past the
+// last whole round of 256 (the target's CUs) run one segment each, the others
+// all of K, so the K loop's bound is chosen at run time. The prologue's
+// second copy and every refill clamp to the computed last K tile (bound - 128)
+// instead of a constant.
+// CHECK-LABEL: gpu.func @tail_split
+// CHECK: %[[TAIL:.+]] = arith.remui %{{.+}}, %c256
+// CHECK: %[[BOUND:.+]] = arith.select %{{.+}}, %c512, %c1024
+// CHECK: %[[LAST:.+]] = arith.subi %[[BOUND]], %c128
+// CHECK: arith.minui %[[LAST]], %c128
+// CHECK: mxgemm.copy_to_lds %{{.+}}[%c1, %{{.+}}, %{{.+}}, %{{.+}}]
+// CHECK: scf.for %[[K0:.+]] = %c0 to %[[BOUND]] step %c128
+// CHECK: %[[AHEAD:.+]] = arith.addi %[[K0]], %c256
+// CHECK-NEXT: arith.minui %[[AHEAD]], %[[LAST]]
+// CHECK: scf.if
+// CHECK: mxgemm.store_tile
+// CHECK-SAME: n = 128 : i64
+// CHECK: } else {
+// CHECK: mxgemm.store_tile
+// CHECK-SAME: n = 128 : i64
+func.func @tail_split(%x: memref<?x1024xf8E4M3FN>, %xs: memref<?x32xf8E8M0FNU>,
+                      %w: memref<128x1024xf8E4M3FN>, %ws: memref<4x32xf8E8M0FNU>,
+                      %y: memref<?x128xf32>) {
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<stage_x = lds_async, stage_w = lds_async,
+                               stages = 3, k_splits = 2, tail_split = true>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x1024xf8E4M3FN>, memref<?x32xf8E8M0FNU>, memref<128x1024xf8E4M3FN>,
+        memref<4x32xf8E8M0FNU> into memref<?x128xf32>
+  return
+}

@@ -116,6 +116,7 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     | `k_splits` | split-K: K segments accumulated by separate workgroups into an FP32 workspace and added in ascending order by a second launch; any staging (an LDS ring runs over the segment's K tiles) [1] |
     | `persistent` | persistent grid: at most `persistent` workgroups per CU, each walking tiles `id, id + grid, ...`; with an LDS ring the next tile's first K tiles are copied during this tile's last iterations; not with `k_splits` [0 = a workgroup per tile] |
     | `unroll_k` | copies of the pipelined K loop's body per iteration; the wave MMAs of the copies share one wide scale load per row (`mxgemm-share-scale-loads`); needs an LDS ring (stages >= 2) [1] |
+    | `tail_split` | with `k_splits`: split K only in the tiles of the grid's last, partly filled round (one workgroup per CU); the others run whole and store Y directly; needs an LDS ring (stages >= 2) [false] |
 
     Example (the `wq_b` plan of the case table):
 
@@ -134,7 +135,7 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     "int64_t":$stages, "::mxgemm::LdsLayout":$ldsLayout,
     "int64_t":$split, "int64_t":$wavesPerEU,
     "::mxgemm::Schedule":$schedule, "int64_t":$kSplits,
-    "int64_t":$persistent, "int64_t":$unrollK);
+    "int64_t":$persistent, "int64_t":$unrollK, "bool":$tailSplit);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

@@ -56,6 +56,14 @@ def MXGemmTile : Pass<"mxgemm-tile", "::mlir::ModuleOp"> {
     ascending order, in Y's type, by one thread. The order of every addition is fixed, so the result is
     reproducible bit for bit (docs/Design.md, "Split K").
 
+    Tail split (`tail_split = true` with `k_splits = S`): with T tiles and
+    R = T mod 256 (the target's CUs), 1-D grids. Phase 0 has T - R + R x S
+    workgroups: the first T - R run their tile over all of K and store Y;
+    workgroup T - R + u runs segment u / R of tail tile T - R + u mod R (a K
+    loop whose trip count is chosen at run time) and stores its partial as
+    one program tile of a compact workspace. Phase 1 has the R x S tail
+    units alone (docs/Design.md, "Tail split").
+
     Example: `mxgemm-opt --mxgemm-tile examples/wq_b.mlir`.
   }];
   let statistics = [
@@ -193,7 +201,10 @@ def MXGemmPipeline : Pass<"mxgemm-pipeline"> {
     N = 1 leaves the loop alone. In a split-K kernel the copies start at
     the segment's K origin plus the loop's K offset (`K0 = origin + k`,
     origin loop-invariant): the prologue and every refill add the origin,
-    and the clamp stays at the segment's last K tile.
+    and the clamp stays at the segment's last K tile. A loop bound chosen
+    at run time (a tail split's whole tiles and segments) clamps to the
+    computed last K tile (bound - tile_k); a persistent tile walk needs a
+    constant bound.
 
     With `schedule = pingpong` (8 waves, two per SIMD, both operands in LDS,
     N >= 3) the two groups of four waves (one wave of each per SIMD) run
