@@ -62,6 +62,8 @@ mxgemm::sim::prepareGemmLaunch(const contract::KernelDescriptor &d, int64_t m,
   if (d.grid.tailSplit) {
     l.grid[0] =
         uint32_t(phase == 1 ? *d.grid.reductionWorkgroups(m) : *workgroups);
+    // Whole tiles, then K segments: rounds unlike each other.
+    l.alikeWorkgroups = phase == 1;
   } else {
     l.grid[0] = uint32_t(*workgroups / d.grid.kSplits);
     l.grid[1] = uint32_t(d.grid.kSplits);

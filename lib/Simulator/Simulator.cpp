@@ -348,7 +348,8 @@ Expected<Prediction> mxgemm::sim::simulate(const emu::CodeObject &object,
   unsigned head = std::max(2u, options.headRounds);
   unsigned tail = std::max(1u, options.tailRounds);
   unsigned middle = 0;
-  if (options.fullRounds || geo.rounds <= head + tail) {
+  if (options.fullRounds || !launch.alikeWorkgroups ||
+      geo.rounds <= head + tail) {
     windows.push_back({0, geo.rounds, 0});
   } else {
     windows.push_back({0, head, 0});

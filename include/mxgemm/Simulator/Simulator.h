@@ -46,6 +46,10 @@ struct Launch {
   double flops = 0;
   /// For reports, e.g. "GEMM M=16384 N=12800 K=6144".
   std::string description;
+  /// False where workgroups of one launch do different work (a tail
+  /// split's whole tiles and K segments): no round then stands for another,
+  /// so every round is timed (as with SimOptions::fullRounds).
+  bool alikeWorkgroups = true;
 };
 
 struct SimOptions {
