@@ -365,14 +365,13 @@ std::optional<int64_t> TileGrid::numWorkgroups(int64_t m) const {
 }
 
 std::optional<int64_t> TileGrid::numTiles(int64_t m) const {
+  // The uncapped grid checks every product, splits included (a tile count
+  // alone is not a launch).
   TileGrid all = *this;
   all.maxWorkgroups = 0;
-  all.kSplits = 1;
-  all.tailSplit = false;
-  // The split grid must exist too: a tile count alone is not a launch.
-  if (!numWorkgroups(m))
+  if (!all.numWorkgroups(m))
     return std::nullopt;
-  return all.numWorkgroups(m);
+  return (m + programTileM - 1) / programTileM * numTilesN;
 }
 
 std::optional<TileGrid::TailTiles> TileGrid::tailTiles(int64_t m) const {

@@ -129,11 +129,14 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   auto lb = constantIndex(loop.getLowerBound());
   auto ub = constantIndex(loop.getUpperBound());
   auto step = constantIndex(loop.getStep());
+  // A persistent kernel's walk over tiles, if the ring can run across it.
+  scf::ForOp walk = dyn_cast<scf::ForOp>(loop->getParentOp());
+  if (walk && !walk->hasAttr(kTileWalkAttrName))
+    walk = nullptr;
   // A run-time trip count (a tail split's whole tiles and segments) is
-  // clamped like a constant one, with the last K tile computed.
-  scf::ForOp outer = dyn_cast<scf::ForOp>(loop->getParentOp());
-  const bool walks = outer && outer->hasAttr(kTileWalkAttrName);
-  if (!lb || !step || *lb != 0 || (!ub && walks))
+  // clamped like a constant one, with the last K tile computed; a walk's
+  // refills past the last K tile need it constant.
+  if (!lb || !step || *lb != 0 || (!ub && walk))
     return loop.emitOpError("pipelining needs a K loop from 0 with a "
                             "constant step (and constant bounds in a tile "
                             "walk)");
@@ -176,10 +179,6 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   auto idx = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  // A persistent kernel's walk over tiles, if the ring can run across it.
-  scf::ForOp walk = dyn_cast<scf::ForOp>(loop->getParentOp());
-  if (walk && !walk->hasAttr(kTileWalkAttrName))
-    walk = nullptr;
   if (walk && numTiles < stages - 1) {
     // Too few K tiles to run ahead by stages - 1: a prologue per tile, once
     // every wave has left the previous tile's slots.

@@ -309,15 +309,19 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   // launch runs the `whole` tiles as usual, then one workgroup per tail
   // tile and segment (tail tile j = unit % tail, segment unit / tail); the
   // second launch has the tail units alone.
-  Value tailTiles, tailIndex, inTail;
+  // `isPartials`: this launch is phase 0 (built here for a tail split,
+  // with the phases below otherwise).
+  Value tailTiles, tailIndex, inTail, isPartials;
+  auto isPhase0 = [&] {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, body.getArgument(7),
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+  };
   if (tailSplit) {
-    Value phase = body.getArgument(7);
     Value numTiles = arith::MulIOp::create(b, loc, numTilesM, cst(numTilesN));
     tailTiles = arith::RemUIOp::create(b, loc, numTiles, cst(target->numCus));
     Value whole = arith::SubIOp::create(b, loc, numTiles, tailTiles);
-    Value isPartials = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, phase,
-        arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+    isPartials = isPhase0();
     Value unit = arith::SelectOp::create(
         b, loc, isPartials, arith::SubIOp::create(b, loc, pid, whole), pid);
     inTail = arith::OrIOp::create(
@@ -363,10 +367,9 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   // workspace, rows tile_n apart.
   Value tailRow0, tailCol0, tailRows;
   if (splits > 1) {
-    Value work = body.getArgument(6), phase = body.getArgument(7);
-    Value isPartials = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, phase,
-        arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+    Value work = body.getArgument(6);
+    if (!isPartials)
+      isPartials = isPhase0();
     auto phases = scf::IfOp::create(b, loc, isPartials, /*withElse=*/true);
     b.setInsertionPointToStart(phases.elseBlock());
     buildSplitReduction(b, loc, config, tile, segment, m, n, work, y, tailTiles,
