@@ -1,9 +1,10 @@
 //===- StageStores.cpp - mxgemm-stage-stores: the epilogue through LDS ----===//
 //
-// Gives each kernel's mxgemm.store_tile a per-wave LDS staging buffer, so
-// that the epilogue writes whole output rows with 16-byte stores instead of
-// one row per lane. The buffer is a workgroup attribution beside the
-// operand rings; the widest staging that still fits the LDS is chosen.
+// Gives a kernel's mxgemm.store_tile ops, in program order while the LDS
+// has room, a per-wave LDS staging buffer each, so that the epilogue writes
+// whole output rows with 16-byte stores instead of one row per lane. The buffer
+// is a workgroup attribution beside the operand rings; the widest staging that
+// still fits the LDS is chosen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,18 +77,19 @@ struct MXGemmStageStoresPass
         if (!op.getStaging() && !op.getNSize())
           stores.push_back(op);
       });
-      // A tail split's kernel stores Y and, in its tail units, FP32
-      // partials: Y's store (the first) is the one worth the LDS.
-      if (stores.empty() || (stores.size() != 1 && !config.getTailSplit()))
-        continue;
-      int64_t bytes = stageStore(kernel, stores.front(), config.getNumWaves());
-      LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": @" << kernel.getName() << ": "
-                              << bytes << " LDS bytes of staging\n");
-      if (bytes > 0) {
-        ++numStagedStores;
-        numStagingBytes += bytes;
-      } else {
-        ++numDirectStores;
+      // In program order while the LDS has room: a kernel that stores in
+      // two places (a tail split's Y, then its FP32 partials) builds the
+      // one it wants staged first.
+      for (StoreTileOp store : stores) {
+        int64_t bytes = stageStore(kernel, store, config.getNumWaves());
+        LLVM_DEBUG(llvm::dbgs() << DEBUG_TYPE << ": @" << kernel.getName()
+                                << ": " << bytes << " LDS bytes of staging\n");
+        if (bytes > 0) {
+          ++numStagedStores;
+          numStagingBytes += bytes;
+        } else {
+          ++numDirectStores;
+        }
       }
     }
   }

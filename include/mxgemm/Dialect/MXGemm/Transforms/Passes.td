@@ -157,7 +157,8 @@ def MXGemmStageCopies : Pass<"mxgemm-stage-copies"> {
 def MXGemmStageStores : Pass<"mxgemm-stage-stores"> {
   let summary = "stage the epilogue through LDS for 16-byte row stores (gfx950)";
   let description = [{
-    Gives the `mxgemm.store_tile` of each kernel a `staging` buffer: a
+    Gives each `mxgemm.store_tile` of a kernel, in program order while the
+    LDS has room, a `staging` buffer: a
     `[waves, mfma_m, cols + pad]` LDS array of the output type (a `gpu.func`
     workgroup attribution beside the operand rings), with `cols` the widest
     of 128 and 64 bytes of output columns that divides the wave tile, is
@@ -166,8 +167,9 @@ def MXGemmStageStores : Pass<"mxgemm-stage-stores"> {
     block row through the wave's slice and stores 16 bytes per lane along
     output rows (`global_store_dwordx4`): with 64 BF16 columns every store
     instruction writes 8 whole 128-byte rows, where direct stores write 8
-    bytes into each of 32 rows. A kernel whose LDS has no room keeps direct
-    stores. The buffer adds to the kernel's LDS use and so to its occupancy
+    bytes into each of 32 rows. A store for which the LDS has no room
+    stays direct (a tail split's FP32 partials, built after its Y store,
+    where the ring takes the rest). The buffer adds to the kernel's LDS use and so to its occupancy
     limit.
 
     Example: `mxgemm-opt --mxgemm-tile --mxgemm-stage-stores in.mlir`.
