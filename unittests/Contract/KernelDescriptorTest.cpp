@@ -142,6 +142,19 @@ TEST(KernelDescriptorTest, TailSplitGridRoundTripsAndIsChecked) {
             "(expected what this build derives from them)");
 }
 
+// A boolean config field (xcd_remap, tail_split) takes true or false only.
+TEST(KernelDescriptorTest, BooleanConfigFieldsRefuseOtherJson) {
+  const std::string json = sample().toJson();
+  for (const char *field : {"xcd_remap", "tail_split"}) {
+    // The config's xcd_remap is the first one written.
+    const std::string bad = replace(json, "\"xcd_remap\": true",
+                                    "\"" + std::string(field) + "\": 1");
+    EXPECT_EQ(parseError(bad), "kernel descriptor: config: field '" +
+                                   std::string(field) +
+                                   "': expected true or false, got number");
+  }
+}
+
 TEST(KernelDescriptorTest, ConfigSourceIsOptional) {
   KernelDescriptor d = sample();
   EXPECT_EQ(d.toJson().find("config_source"), std::string::npos);

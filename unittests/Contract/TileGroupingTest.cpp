@@ -242,3 +242,17 @@ TEST(TileGridTest, TailSplitRunsWholeRoundsThenTheTailInSegments) {
   EXPECT_FALSE(bad.numWorkgroups(m));
   EXPECT_FALSE(bad.tailTiles(m));
 }
+
+TEST(TileGridTest, TailSplitWithoutItsPartsSaysWhy) {
+  KernelConfig c;
+  c.kSplits = 2;
+  c.tailSplit = true;
+  TileGrid g = TileGrid::of(c, 256, mxgemm::target::kGFX950);
+  ASSERT_FALSE(g.validate());
+  g.kSplits = 1;
+  ASSERT_TRUE(g.validate());
+  EXPECT_EQ(*g.validate(),
+            "a tail split needs k_splits > 1, no persistent grid and "
+            "round_workgroups in 1..1048576, got k_splits = 1, "
+            "round_workgroups = 256");
+}
