@@ -198,9 +198,9 @@ Json json::configToJson(const KernelConfig &config) {
   for (int f = 0; f < kNumConfigFields; ++f) {
     std::string name(configFieldName(f));
     std::string value = configFieldValue(config, f);
-    // k_splits, persistent, unroll_k and tail_split came after format 2 was
-    // fixed: written only where they are set, so other descriptors stay what
-    // older readers accept.
+    // k_splits, persistent, unroll_k, tail_split and the scale layouts came
+    // after format 2 was fixed: written only where they are set, so other
+    // descriptors stay what older readers accept.
     if (name == "k_splits" && config.kSplits == 1)
       continue;
     if (name == "persistent" && config.persistent == 0)
@@ -208,6 +208,12 @@ Json json::configToJson(const KernelConfig &config) {
     if (name == "unroll_k" && config.unrollK == 1)
       continue;
     if (name == "tail_split" && !config.tailSplit)
+      continue;
+    if (name == "x_scale_layout" &&
+        config.xScaleLayout == ScaleLayout::RowMajor)
+      continue;
+    if (name == "w_scale_layout" &&
+        config.wScaleLayout == ScaleLayout::RowMajor)
       continue;
     switch (configFieldKind(f)) {
     case ConfigFieldKind::Integer:

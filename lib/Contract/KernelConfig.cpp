@@ -96,7 +96,8 @@ bool KernelConfig::operator==(const KernelConfig &o) const {
          ldsLayout == o.ldsLayout && split == o.split &&
          wavesPerEU == o.wavesPerEU && schedule == o.schedule &&
          kSplits == o.kSplits && persistent == o.persistent &&
-         unrollK == o.unrollK && tailSplit == o.tailSplit;
+         unrollK == o.unrollK && tailSplit == o.tailSplit &&
+         xScaleLayout == o.xScaleLayout && wScaleLayout == o.wScaleLayout;
 }
 
 bool KernelConfig::prefetchesRegisters() const {
@@ -225,6 +226,26 @@ ErrorMessage contract::verifyConfig(const KernelConfig &c,
     return Message() << "unroll_k = " << c.unrollK
                      << " needs a pipelined LDS ring (stage_x or stage_w "
                         "through LDS and stages >= 2)";
+  // An MFMA-native scale layout is made for one MFMA shape, and the wide
+  // scale loads of unroll_k read row-major runs.
+  for (auto [layout, operand] :
+       {std::pair(c.xScaleLayout, "x"), std::pair(c.wScaleLayout, "w")}) {
+    if (layout == ScaleLayout::RowMajor)
+      continue;
+    if (scaleLayoutMfma(layout) != c.mfma)
+      return Message() << operand
+                       << "_scale_layout = " << scaleLayoutName(layout)
+                       << " is the layout of "
+                       << mfmaShapeName(*scaleLayoutMfma(layout))
+                       << "; this config runs mfma = " << mfmaShapeName(c.mfma)
+                       << " (use " << scaleLayoutName(mfmaScaleLayout(c.mfma))
+                       << ")";
+    if (c.unrollK > 1)
+      return Message() << operand
+                       << "_scale_layout = " << scaleLayoutName(layout)
+                       << " needs unroll_k = 1 (its shared wide scale loads "
+                          "read row-major scales)";
+  }
   if (c.wavesPerEU < 0 || c.wavesPerEU > t.maxWavesPerSimd)
     return Message() << "waves_per_eu must be in 0.." << t.maxWavesPerSimd
                      << ", got " << c.wavesPerEU;
@@ -282,12 +303,16 @@ enum Field {
   FPersistent,
   FUnrollK,
   FTailSplit,
+  FXScaleLayout,
+  FWScaleLayout,
 };
 constexpr std::array<std::string_view, kNumConfigFields> kFieldNames = {
-    "tile_m",   "tile_n",   "tile_k",     "waves_m",   "waves_n",
-    "mfma",     "group_m",  "group_n",    "xcd_remap", "stage_x",
-    "stage_w",  "stages",   "lds_layout", "split",     "waves_per_eu",
-    "schedule", "k_splits", "persistent", "unroll_k",  "tail_split"};
+    "tile_m",         "tile_n",        "tile_k",       "waves_m",
+    "waves_n",        "mfma",          "group_m",      "group_n",
+    "xcd_remap",      "stage_x",       "stage_w",      "stages",
+    "lds_layout",     "split",         "waves_per_eu", "schedule",
+    "k_splits",       "persistent",    "unroll_k",     "tail_split",
+    "x_scale_layout", "w_scale_layout"};
 
 /// The boolean member of field `f`, or null for other fields.
 bool *booleanField(KernelConfig &c, int f) {
@@ -355,6 +380,8 @@ ConfigFieldKind contract::configFieldKind(int field) {
   case FStageW:
   case FLdsLayout:
   case FSchedule:
+  case FXScaleLayout:
+  case FWScaleLayout:
     return ConfigFieldKind::Keyword;
   case FXcdRemap:
   case FTailSplit:
@@ -375,6 +402,9 @@ std::string contract::configFieldKeywords(int field) {
     return joinNames(kLdsLayoutNames);
   case FSchedule:
     return joinNames(kScheduleNames);
+  case FXScaleLayout:
+  case FWScaleLayout:
+    return scaleLayoutNames();
   case FXcdRemap:
   case FTailSplit:
     return joinNames(kBoolNames);
@@ -395,6 +425,10 @@ std::string contract::configFieldValue(const KernelConfig &c, int field) {
     return std::string(ldsLayoutName(c.ldsLayout));
   case FSchedule:
     return std::string(scheduleName(c.schedule));
+  case FXScaleLayout:
+    return std::string(scaleLayoutName(c.xScaleLayout));
+  case FWScaleLayout:
+    return std::string(scaleLayoutName(c.wScaleLayout));
   case FXcdRemap:
   case FTailSplit:
     return *booleanField(const_cast<KernelConfig &>(c), field) ? "true"
@@ -441,6 +475,12 @@ ErrorMessage contract::setConfigKeyword(KernelConfig &c, int field,
   case FSchedule:
     if (auto v = parseSchedule(value))
       return c.schedule = *v, std::nullopt;
+    return bad();
+  case FXScaleLayout:
+  case FWScaleLayout:
+    if (auto v = parseScaleLayout(value))
+      return (field == FXScaleLayout ? c.xScaleLayout : c.wScaleLayout) = *v,
+                                                        std::nullopt;
     return bad();
   case FXcdRemap:
   case FTailSplit:

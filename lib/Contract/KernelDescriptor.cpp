@@ -30,14 +30,6 @@ std::optional<WeightLayout> contract::parseWeightLayout(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view contract::scaleLayoutName(ScaleLayout) { return "row_major"; }
-
-std::optional<ScaleLayout> contract::parseScaleLayout(std::string_view name) {
-  if (name == "row_major")
-    return ScaleLayout::RowMajor;
-  return std::nullopt;
-}
-
 KernelDescriptor KernelDescriptor::describe(std::string kernel,
                                             const GemmProblem &problem,
                                             const KernelConfig &config,
@@ -59,6 +51,8 @@ KernelDescriptor KernelDescriptor::describe(std::string kernel,
   d.arguments = kernelArguments(problem, config);
   d.wLayout = config.readsWeightPanels() ? WeightLayout::MfmaPanels
                                          : WeightLayout::RowMajor;
+  d.xScaleLayout = config.xScaleLayout;
+  d.wScaleLayout = config.wScaleLayout;
   if (config.splitsK()) {
     d.kSegments.clear();
     for (int64_t b : kSegmentBoundaries(problem, config))
@@ -235,8 +229,11 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
   const Json *grid = r.object("grid");
   const Json *args = r.array("arguments");
   r.keyword("w_layout", d.wLayout, parseWeightLayout, "row_major, mfma_panels");
-  r.keyword("x_scale_layout", d.xScaleLayout, parseScaleLayout, "row_major");
-  r.keyword("w_scale_layout", d.wScaleLayout, parseScaleLayout, "row_major");
+  const std::string scaleLayouts = scaleLayoutNames();
+  r.keyword("x_scale_layout", d.xScaleLayout, parseScaleLayout,
+            scaleLayouts.c_str());
+  r.keyword("w_scale_layout", d.wScaleLayout, parseScaleLayout,
+            scaleLayouts.c_str());
   r.string("k_segments", d.kSegments);
   const Json *resources = r.object("resources");
   r.optionalString("code_object", d.codeObject);
@@ -345,6 +342,10 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
     return mismatch("arguments");
   if (d.wLayout != expected.wLayout)
     return mismatch("w_layout");
+  if (d.xScaleLayout != expected.xScaleLayout)
+    return mismatch("x_scale_layout");
+  if (d.wScaleLayout != expected.wScaleLayout)
+    return mismatch("w_scale_layout");
   out = std::move(d);
   return std::nullopt;
 }

@@ -125,6 +125,23 @@ ErrorMessage contract::verifyProblemConfig(const GemmProblem &p,
        << ") unless stage_x = stage_w = direct";
     return os.str();
   }
+  // MFMA-native scale layouts are addressed from compile-time K (the
+  // chunks per row) and have no masked K tail; a block32x32 W-scale row
+  // serves 32 columns, which the per-row layout does not describe.
+  const bool nativeScales = c.xScaleLayout != ScaleLayout::RowMajor ||
+                            c.wScaleLayout != ScaleLayout::RowMajor;
+  if (nativeScales && (p.isGeneric() || p.k % c.tileK != 0)) {
+    os << "an MFMA-native scale layout needs static N and K and K a "
+          "multiple of tile_k ("
+       << c.tileK << ")";
+    return os.str();
+  }
+  if (c.wScaleLayout != ScaleLayout::RowMajor &&
+      p.wScale != ScaleGranularity::PerRow)
+    return std::string("w_scale_layout = ") +
+           std::string(scaleLayoutName(c.wScaleLayout)) +
+           " needs per-row weight scales (w_scale = per_row); block32x32 "
+           "weight scales stay row-major";
   // Every segment is the same whole number of K tiles: one loop trip count
   // for every workgroup, and boundaries on K-step multiples.
   if (c.splitsK() && (c.kSplits > kMaxKSplits || p.k % (c.kSplits * c.tileK))) {
@@ -150,7 +167,9 @@ std::vector<int64_t> contract::kSegmentBoundaries(int64_t k, int64_t kSplits) {
 }
 
 std::optional<OperandBytes> contract::operandBytes(const GemmProblem &p,
-                                                   int64_t m) {
+                                                   int64_t m,
+                                                   ScaleLayout xScaleLayout,
+                                                   ScaleLayout wScaleLayout) {
   if (m < 1 || m > kMaxM || p.isGeneric() || p.n < 1 ||
       p.n > kMaxProblemExtent || p.k < kScaleBlock || p.k > kMaxProblemExtent)
     return std::nullopt;
@@ -162,11 +181,17 @@ std::optional<OperandBytes> contract::operandBytes(const GemmProblem &p,
   const uint64_t blocks = uint64_t(p.scaleColumns());
   OperandBytes b;
   if (!product(rows, k, uint64_t(elementBytes(p.xType)), b.x) ||
-      !product(rows, blocks, 1, b.xScales) ||
       !product(n, k, uint64_t(elementBytes(p.wType)), b.w) ||
-      !product(uint64_t(p.weightScaleRows()), blocks, 1, b.wScales) ||
       !product(rows, n, uint64_t(elementBytes(p.outType)), b.y))
     return std::nullopt;
+  std::optional<uint64_t> xs =
+      scaleTensorBytes(xScaleLayout, m, int64_t(blocks));
+  std::optional<uint64_t> ws =
+      scaleTensorBytes(wScaleLayout, p.weightScaleRows(), int64_t(blocks));
+  if (!xs || !ws)
+    return std::nullopt;
+  b.xScales = *xs;
+  b.wScales = *ws;
   return b;
 }
 

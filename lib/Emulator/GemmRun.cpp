@@ -10,6 +10,22 @@
 #include <cstring>
 #include <vector>
 
+namespace {
+/// Row-major scales in an MFMA-native layout of `bytes` bytes; the padding
+/// is the E8M0 NaN (0xff), so that a kernel that read it would show NaN in
+/// Y.
+std::vector<uint8_t> nativeScales(mxgemm::contract::ScaleLayout layout,
+                                  const std::vector<uint8_t> &rowMajor,
+                                  int64_t rows, int64_t kBlocks,
+                                  uint64_t bytes) {
+  std::vector<uint8_t> out(static_cast<size_t>(bytes));
+  mxgemm::contract::preshuffleScales(layout, rowMajor.data(), rows, kBlocks,
+                                     kBlocks, out.data(), out.size(),
+                                     /*padding=*/0xff);
+  return out;
+}
+} // namespace
+
 using namespace llvm;
 using namespace mxgemm;
 using namespace mxgemm::emu;
@@ -81,6 +97,16 @@ mxgemm::emu::runGemm(const CodeObject &object,
       __builtin_mul_overflow(uint64_t(m), uint64_t(ldX), &xBytes) ||
       __builtin_mul_overflow(uint64_t(m), uint64_t(ldXs), &xsBytes))
     return createStringError("X or Y does not fit the address space");
+  // MFMA-native X scales (contiguous: such kernels take no row strides)
+  // are laid out, padded, from the row-major ones below.
+  const bool nativeXs = d.xScaleLayout != contract::ScaleLayout::RowMajor;
+  if (nativeXs) {
+    std::optional<uint64_t> bytes =
+        contract::scaleTensorBytes(d.xScaleLayout, m, k / 32);
+    if (!bytes)
+      return createStringError("the X scales do not fit the address space");
+    xsBytes = *bytes;
+  }
 
   GemmRunResult result;
   result.gridSize = uint64_t(*numWorkgroups);
@@ -160,10 +186,20 @@ mxgemm::emu::runGemm(const CodeObject &object,
   numerics::MXMatrix w = numerics::randomMXMatrix(
       options.seed + 1, n, k, fp8Format(problem.wType), wScale);
 
+  std::vector<uint8_t> wScales = w.scales;
+  if (d.wScaleLayout != contract::ScaleLayout::RowMajor) {
+    const int64_t rows = int64_t(w.scales.size()) / (k / 32);
+    std::optional<uint64_t> bytes =
+        contract::scaleTensorBytes(d.wScaleLayout, rows, k / 32);
+    if (!bytes)
+      return createStringError("the W scales do not fit the address space");
+    wScales = nativeScales(d.wScaleLayout, w.scales, rows, k / 32, *bytes);
+  }
+
   DeviceMemory memory;
   const uint64_t dX = memory.allocate(xBytes), dXs = memory.allocate(xsBytes),
                  dW = memory.allocate(w.data.size()),
-                 dWs = memory.allocate(w.scales.size()),
+                 dWs = memory.allocate(wScales.size()),
                  dY = memory.allocate(yBytes);
   std::optional<uint64_t> workBytes =
       contract::splitWorkspaceBytes(problem, d.config, m);
@@ -182,8 +218,14 @@ mxgemm::emu::runGemm(const CodeObject &object,
   for (int64_t r = 0; r < m; ++r) {
     memory.copyToDevice(dX + uint64_t(r) * uint64_t(ldX), x.data.data() + r * k,
                         size_t(k));
-    memory.copyToDevice(dXs + uint64_t(r) * uint64_t(ldXs),
-                        x.scales.data() + r * (k / 32), size_t(k / 32));
+    if (!nativeXs)
+      memory.copyToDevice(dXs + uint64_t(r) * uint64_t(ldXs),
+                          x.scales.data() + r * (k / 32), size_t(k / 32));
+  }
+  if (nativeXs) {
+    std::vector<uint8_t> native =
+        nativeScales(d.xScaleLayout, x.scales, m, k / 32, xsBytes);
+    memory.copyToDevice(dXs, native.data(), native.size());
   }
   if (d.wLayout == contract::WeightLayout::MfmaPanels) {
     if (!contract::canPackWeightPanels(n, k, d.mfma.nonK))
@@ -195,7 +237,7 @@ mxgemm::emu::runGemm(const CodeObject &object,
   } else {
     memory.copyToDevice(dW, w.data.data(), w.data.size());
   }
-  memory.copyToDevice(dWs, w.scales.data(), w.scales.size());
+  memory.copyToDevice(dWs, wScales.data(), wScales.size());
   // A sentinel marks outputs the (possibly sampled) run did not write.
   const uint8_t sentinel = 0xff;
   std::memset(memory.translate(dY, yBytes), sentinel, yBytes);

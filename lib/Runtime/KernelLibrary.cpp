@@ -131,6 +131,16 @@ contract::ErrorMessage
 ArgumentPacking::build(const contract::KernelDescriptor &d,
                        ArgumentPacking &out) {
   out = ArgumentPacking();
+  // mxgemm_problem has no scale-layout fields yet: every call passes
+  // row-major scales, which a kernel reading an MFMA-native layout would
+  // misread. Such kernels run on the emulator and the simulator only.
+  if (d.xScaleLayout != contract::ScaleLayout::RowMajor ||
+      d.wScaleLayout != contract::ScaleLayout::RowMajor)
+    return "the kernel reads MFMA-native scale layouts (x_scale_layout = " +
+           std::string(contract::scaleLayoutName(d.xScaleLayout)) +
+           ", w_scale_layout = " +
+           std::string(contract::scaleLayoutName(d.wScaleLayout)) +
+           "); this runtime passes row-major scales only";
   const int64_t bytes = d.resources.kernargSegmentBytes;
   if (bytes < 0 || bytes > kMaxBytes)
     return "the kernarg segment (" + std::to_string(bytes) +

@@ -48,7 +48,8 @@ mxgemm::sim::prepareGemmLaunch(const contract::KernelDescriptor &d, int64_t m,
   if (!workgroups)
     return fail("M = " + Twine(m) + " has no grid for this kernel");
   const contract::GemmProblem &p = d.problem;
-  std::optional<contract::OperandBytes> bytes = contract::operandBytes(p, m);
+  std::optional<contract::OperandBytes> bytes =
+      contract::operandBytes(p, m, d.xScaleLayout, d.wScaleLayout);
   if (!bytes)
     return fail("M = " + Twine(m) + ": the operands' sizes overflow");
   uint64_t sizes[5] = {bytes->x, bytes->xScales, bytes->w, bytes->wScales,

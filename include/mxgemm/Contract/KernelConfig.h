@@ -17,6 +17,7 @@
 #define MXGEMM_CONTRACT_KERNELCONFIG_H
 
 #include "mxgemm/Contract/Formats.h"
+#include "mxgemm/Contract/ScaleLayout.h"
 #include "mxgemm/Target/TargetModel.h"
 
 #include <cstdint>
@@ -104,6 +105,12 @@ struct KernelConfig {
   /// the first T - T % CUs tiles run whole and the T % CUs others are cut
   /// into k_splits segments, so the last round's idle CUs share their work.
   bool tailSplit = false;
+  /// Layouts of the X and W scale tensors the kernel reads
+  /// (Contract/ScaleLayout.h): row-major, or the MFMA-native layout of the
+  /// config's MFMA shape, whose scale loads read one contiguous run per
+  /// wave instead of a byte from each of 16 or 32 rows.
+  ScaleLayout xScaleLayout = ScaleLayout::RowMajor;
+  ScaleLayout wScaleLayout = ScaleLayout::RowMajor;
 
   bool operator==(const KernelConfig &other) const;
   bool operator!=(const KernelConfig &other) const { return !(*this == other); }
@@ -157,8 +164,9 @@ ErrorMessage verifyConfig(const KernelConfig &config,
 /// Number of config fields and the name of field `i` in canonical order
 /// (tile_m, tile_n, tile_k, waves_m, waves_n, mfma, group_m, group_n,
 /// xcd_remap, stage_x, stage_w, stages, lds_layout, split, waves_per_eu,
-/// schedule, k_splits, persistent, unroll_k, tail_split).
-constexpr int kNumConfigFields = 20;
+/// schedule, k_splits, persistent, unroll_k, tail_split, x_scale_layout,
+/// w_scale_layout).
+constexpr int kNumConfigFields = 22;
 std::string_view configFieldName(int field);
 /// Index of the field called `name`, or -1.
 int findConfigField(std::string_view name);

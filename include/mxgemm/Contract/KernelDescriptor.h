@@ -17,6 +17,7 @@
 #include "mxgemm/Contract/KernelABI.h"
 #include "mxgemm/Contract/KernelConfig.h"
 #include "mxgemm/Contract/Problem.h"
+#include "mxgemm/Contract/ScaleLayout.h"
 #include "mxgemm/Contract/TileGrouping.h"
 
 #include <string>
@@ -30,12 +31,6 @@ namespace mxgemm::contract {
 enum class WeightLayout : uint8_t { RowMajor = 0, MfmaPanels = 1 };
 std::string_view weightLayoutName(WeightLayout layout); // "row_major", ...
 std::optional<WeightLayout> parseWeightLayout(std::string_view name);
-
-/// How a scale tensor is laid out. Row-major ([rows, K/32]) is the only
-/// layout today.
-enum class ScaleLayout : uint8_t { RowMajor = 0 };
-std::string_view scaleLayoutName(ScaleLayout layout);
-std::optional<ScaleLayout> parseScaleLayout(std::string_view name);
 
 /// The MFMA instruction of a kernel and its operand geometry.
 struct MfmaGeometry {

@@ -107,8 +107,12 @@ struct OperandBytes {
 /// The operand bytes of a problem with static N and K for `m` rows;
 /// nothing for m outside 1..kMaxM, N or K outside validateProblem's range
 /// or a generic problem. Within those limits every count is below 2^57 and
-/// the sums below 2^60.
-std::optional<OperandBytes> operandBytes(const GemmProblem &problem, int64_t m);
+/// the sums below 2^60. The scale tensors are counted in the layouts a
+/// kernel reads (MFMA-native ones are padded, Contract/ScaleLayout.h).
+std::optional<OperandBytes>
+operandBytes(const GemmProblem &problem, int64_t m,
+             ScaleLayout xScaleLayout = ScaleLayout::RowMajor,
+             ScaleLayout wScaleLayout = ScaleLayout::RowMajor);
 
 /// Bytes of the FP32 workspace a split-K kernel needs for `m` rows
 /// (k_splits x M x N partials; with a tail split k_splits x tail tiles x

@@ -207,6 +207,36 @@ public:
     return asScaleVector(word);
   }
 
+  /// The per-lane part of a scale address in an MFMA-native layout
+  /// (Contract/ScaleLayout.h) for this lane's row (or column) `row` of a
+  /// tensor with `chunks` 256-byte chunks per row group: the row group's
+  /// first chunk plus the lane's dword. Loop-invariant, like a row base.
+  Value nativeScaleLaneBase(Value row, int64_t chunks) {
+    Value group = arith::DivUIOp::create(b, loc, row, idx(nonK));
+    Value inGroup = arith::RemUIOp::create(b, loc, row, idx(nonK));
+    return add(mul(group, chunks * kNativeScaleChunkBytes),
+               mul(add(mul(coords.g, nonK), inGroup), 4));
+  }
+
+  /// The scale operand of the MFMA step at K element `kBase` (`kStep` per
+  /// step) from an MFMA-native layout: step `s` is byte `s % 4` of the
+  /// lane's dword in chunk `s / 4`. Across the wave the load reads one
+  /// contiguous run of 64 dwords' bytes instead of a byte from each of 16
+  /// or 32 rows.
+  Value loadNativeScale(Value mem, Value laneBase, Value kBase, int64_t kStep) {
+    Value step = arith::DivUIOp::create(b, loc, kBase, idx(kStep));
+    Value chunk = arith::DivUIOp::create(b, loc, step, idx(4));
+    Value byte = arith::RemUIOp::create(b, loc, step, idx(4));
+    Value index = add(laneBase, add(mul(chunk, kNativeScaleChunkBytes), byte));
+    Value s = memref::LoadOp::create(b, loc, mem, ValueRange{index});
+    ++globalLoads;
+    Value bits = arith::BitcastOp::create(b, loc, b.getI8Type(), s);
+    return asScaleVector(arith::ExtUIOp::create(b, loc, b.getI32Type(), bits));
+  }
+  /// Bytes of one (row group, chunk) of an MFMA-native scale layout: the
+  /// 64 lanes' dwords.
+  static constexpr int64_t kNativeScaleChunkBytes = 256;
+
   /// A scale operand of one MFMA step: the VGPR and the byte of it that
   /// the instruction reads (scalesIdx, the op_sel byte select).
   struct StepScale {

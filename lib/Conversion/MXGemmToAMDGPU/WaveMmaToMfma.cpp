@@ -88,12 +88,19 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   auto mulLdX = [&](Value v) { return ldX ? e.mul(v, ldX) : mulK(v); };
   auto mulLdXs = [&](Value v) { return ldXs ? e.mul(v, ldXs) : mulKBlocks(v); };
   SmallVector<Value> xRowBase, xsRowBase, wRowBase, wsRowBase, wPanelBase;
+  // MFMA-native scales (static K only, the verifier's rule): the 256-byte
+  // chunks of four steps per row group, and per-lane bases in place of
+  // the row bases.
+  const int64_t nativeChunks =
+      (kBlocks + 4 * kStep / 32 - 1) / (4 * kStep / 32);
   const int64_t panelsPerBlock = k / ::mxgemm::contract::panelKStep(nonK);
   for (int64_t i = 0; i < blocksM; ++i) {
     Value row = e.add(e.add(adaptor.getRow0(), i * nonK), e.coords.r);
     row = arith::MinUIOp::create(b, loc, row, lastRow);
     xRowBase.push_back(mulLdX(row));
-    xsRowBase.push_back(mulLdXs(row));
+    xsRowBase.push_back(op.getXScalesNative()
+                            ? e.nativeScaleLaneBase(row, nativeChunks)
+                            : mulLdXs(row));
   }
   // Columns past N (in a partial last tile column) re-read row N - 1 of W
   // and its scales: in bounds, never stored. A run-time N is always
@@ -120,7 +127,9 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
         op.getWScale() == WeightScaleGranularity::PerRow
             ? col
             : arith::DivUIOp::create(b, loc, col, e.idx(32)).getResult();
-    wsRowBase.push_back(mulKBlocks(scaleRow));
+    wsRowBase.push_back(op.getWScalesNative()
+                            ? e.nativeScaleLaneBase(col, nativeChunks)
+                            : mulKBlocks(scaleRow));
   }
 
   // Row `i * nonK + r` of a wave's LDS view, for either operand.
@@ -172,7 +181,10 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
     const int64_t blockInLoad =
         wideBytes ? step * blocksPerStep % wideBytes : 0;
     auto scale = [&](Value &wide, Value mem, Value rowBase, Value words,
-                     int64_t block) {
+                     int64_t block, bool native) {
+      if (native)
+        return MfmaEmitter::StepScale{
+            e.loadNativeScale(mem, rowBase, kBase, kStep)};
       // The first K tile of the words extracts them next to its MFMAs
       // (below), after the turn that waits for their loads; the others
       // here, which ends the loop-carried words' live range before the
@@ -193,8 +205,9 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
           adaptor.getXTile()
               ? Value()
               : e.loadOperand(adaptor.getX(), xRowBase[i], kBase));
-      aScaleOf[step].push_back(
-          scale(xsWide[i], adaptor.getXScales(), xsRowBase[i], xWords, i));
+      aScaleOf[step].push_back(scale(xsWide[i], adaptor.getXScales(),
+                                     xsRowBase[i], xWords, i,
+                                     op.getXScalesNative()));
     }
     for (int64_t j = 0; j < blocksN; ++j) {
       Value w;
@@ -203,8 +216,9 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
       else if (!adaptor.getWTile())
         w = e.loadOperand(adaptor.getW(), wRowBase[j], kBase);
       bOf[step].push_back(w);
-      bScaleOf[step].push_back(
-          scale(wsWide[j], adaptor.getWScales(), wsRowBase[j], wWords, j));
+      bScaleOf[step].push_back(scale(wsWide[j], adaptor.getWScales(),
+                                     wsRowBase[j], wWords, j,
+                                     op.getWScalesNative()));
     }
   };
   std::optional<uint64_t> pingpongPending = op.getPingpongPending();

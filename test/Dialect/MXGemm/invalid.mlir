@@ -845,3 +845,77 @@ func.func @scales_wave_tile(%xs: memref<128xf8E8M0FNU>, %ws: memref<8xf8E8M0FNU>
       : memref<128xf8E8M0FNU>, memref<8xf8E8M0FNU> -> vector<2xi32>, vector<4xi32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{invalid value 'mfma' for config field 'x_scale_layout' (expected row_major, mfma_16x16x128, mfma_32x32x64)}}
+#c = #mxgemm.config<x_scale_layout = mfma>
+
+// -----
+
+// An MFMA-native scale layout belongs to one MFMA shape.
+// expected-error @+1 {{x_scale_layout = mfma_16x16x128 is the layout of m16n16k128; this config runs mfma = m32n32k64 (use mfma_32x32x64)}}
+#c = #mxgemm.config<x_scale_layout = mfma_16x16x128>
+
+// -----
+
+// expected-error @+1 {{w_scale_layout = mfma_16x16x128 needs unroll_k = 1}}
+#c = #mxgemm.config<tile_m = 128, tile_n = 256, tile_k = 128, waves_m = 2, waves_n = 4, mfma = m16n16k128, stage_x = lds_async, stage_w = lds_async, stages = 3, unroll_k = 2, w_scale_layout = mfma_16x16x128>
+
+// -----
+
+func.func @native_w_scales_block32(%x: memref<?x64xf8E4M3FN>, %xs: memref<?x2xf8E8M0FNU>,
+                                   %w: memref<64x64xf8E4M3FN>, %ws: memref<2x2xf8E8M0FNU>,
+                                   %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{w_scale_layout = mfma_32x32x64 needs per-row weight scales (w_scale = per_row); block32x32 weight scales stay row-major}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 64, w_scale_layout = mfma_32x32x64>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x64xf8E4M3FN>, memref<?x2xf8E8M0FNU>, memref<64x64xf8E4M3FN>,
+        memref<2x2xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @native_x_scales_k_tail(%x: memref<?x192xf8E4M3FN>, %xs: memref<?x6xf8E8M0FNU>,
+                                  %w: memref<64x192xf8E4M3FN>, %ws: memref<64x6xf8E8M0FNU>,
+                                  %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{an MFMA-native scale layout needs static N and K and K a multiple of tile_k (128)}}
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 64, tile_n = 64, tile_k = 128, x_scale_layout = mfma_32x32x64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x192xf8E4M3FN>, memref<?x6xf8E8M0FNU>, memref<64x192xf8E4M3FN>,
+        memref<64x6xf8E8M0FNU> into memref<?x64xbf16>
+  return
+}
+
+// -----
+
+func.func @native_scales_with_k_tail(%x: memref<384xf8E4M3FN>, %xs: memref<12xf8E8M0FNU>,
+                                     %w: memref<12288xf8E4M3FN>, %ws: memref<384xf8E8M0FNU>,
+                                     %acc: vector<16xf32>, %i: index) -> vector<16xf32> {
+  // expected-error @+1 {{MFMA-native scale layouts need a static K that is a multiple of tile_k and no scale_words}}
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 128 : i64, k = 192 : i64, x_scales_native,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<384xf8E4M3FN>, memref<12xf8E8M0FNU>, memref<12288xf8E4M3FN>,
+        memref<384xf8E8M0FNU>, vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// -----
+
+func.func @native_w_scales_block(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
+                                 %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
+                                 %acc: vector<16xf32>, %i: index) -> vector<16xf32> {
+  // expected-error @+1 {{w_scales_native needs per-row weight scales}}
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 128 : i64, k = 256 : i64, w_scales_native,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
+        memref<8xf8E8M0FNU>, vector<16xf32>
+  return %r : vector<16xf32>
+}

@@ -42,6 +42,13 @@ static_assert(int(Schedule::Default) == int(contract::Schedule::Default) &&
               int(Schedule::PingPong) == int(contract::Schedule::PingPong) &&
               int(Schedule::LoadsFirst) == int(contract::Schedule::LoadsFirst));
 
+static_assert(int(ScaleLayout::RowMajor) ==
+                  int(contract::ScaleLayout::RowMajor) &&
+              int(ScaleLayout::Mfma16x16x128) ==
+                  int(contract::ScaleLayout::Mfma16x16x128) &&
+              int(ScaleLayout::Mfma32x32x64) ==
+                  int(contract::ScaleLayout::Mfma32x32x64));
+
 contract::ScaleGranularity mxgemm::toContract(WeightScaleGranularity g) {
   return g == WeightScaleGranularity::PerRow
              ? contract::ScaleGranularity::PerRow
@@ -97,13 +104,14 @@ Type mxgemm::getElementType(MLIRContext *ctx, contract::ElementType t) {
 //===----------------------------------------------------------------------===//
 
 ConfigAttr ConfigAttr::get(MLIRContext *ctx, const contract::KernelConfig &c) {
-  return ConfigAttr::get(ctx, c.tileM, c.tileN, c.tileK, c.wavesM, c.wavesN,
-                         fromContract(c.mfma), c.groupM, c.groupN, c.xcdRemap,
-                         static_cast<Staging>(c.stageX),
-                         static_cast<Staging>(c.stageW), c.stages,
-                         static_cast<LdsLayout>(c.ldsLayout), c.split,
-                         c.wavesPerEU, static_cast<Schedule>(c.schedule),
-                         c.kSplits, c.persistent, c.unrollK, c.tailSplit);
+  return ConfigAttr::get(
+      ctx, c.tileM, c.tileN, c.tileK, c.wavesM, c.wavesN, fromContract(c.mfma),
+      c.groupM, c.groupN, c.xcdRemap, static_cast<Staging>(c.stageX),
+      static_cast<Staging>(c.stageW), c.stages,
+      static_cast<LdsLayout>(c.ldsLayout), c.split, c.wavesPerEU,
+      static_cast<Schedule>(c.schedule), c.kSplits, c.persistent, c.unrollK,
+      c.tailSplit, static_cast<ScaleLayout>(c.xScaleLayout),
+      static_cast<ScaleLayout>(c.wScaleLayout));
 }
 
 contract::KernelConfig ConfigAttr::getKernelConfig() const {
@@ -128,6 +136,8 @@ contract::KernelConfig ConfigAttr::getKernelConfig() const {
   c.persistent = getPersistent();
   c.unrollK = getUnrollK();
   c.tailSplit = getTailSplit();
+  c.xScaleLayout = static_cast<contract::ScaleLayout>(getXScaleLayout());
+  c.wScaleLayout = static_cast<contract::ScaleLayout>(getWScaleLayout());
   return c;
 }
 
@@ -155,15 +165,15 @@ int64_t ConfigAttr::getAccumulatorRegsPerLane() const {
   return getKernelConfig().accumulatorRegsPerLane(configTarget());
 }
 
-LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                 int64_t tileM, int64_t tileN, int64_t tileK,
-                                 int64_t wavesM, int64_t wavesN, MfmaShape mfma,
-                                 int64_t groupM, int64_t groupN, bool xcdRemap,
-                                 Staging stageX, Staging stageW, int64_t stages,
-                                 LdsLayout ldsLayout, int64_t split,
-                                 int64_t wavesPerEU, Schedule schedule,
-                                 int64_t kSplits, int64_t persistent,
-                                 int64_t unrollK, bool tailSplit) {
+LogicalResult
+ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t tileM,
+                   int64_t tileN, int64_t tileK, int64_t wavesM, int64_t wavesN,
+                   MfmaShape mfma, int64_t groupM, int64_t groupN,
+                   bool xcdRemap, Staging stageX, Staging stageW,
+                   int64_t stages, LdsLayout ldsLayout, int64_t split,
+                   int64_t wavesPerEU, Schedule schedule, int64_t kSplits,
+                   int64_t persistent, int64_t unrollK, bool tailSplit,
+                   ScaleLayout xScaleLayout, ScaleLayout wScaleLayout) {
   contract::KernelConfig c;
   c.tileM = tileM;
   c.tileN = tileN;
@@ -185,6 +195,8 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   c.persistent = persistent;
   c.unrollK = unrollK;
   c.tailSplit = tailSplit;
+  c.xScaleLayout = static_cast<contract::ScaleLayout>(xScaleLayout);
+  c.wScaleLayout = static_cast<contract::ScaleLayout>(wScaleLayout);
   if (contract::ErrorMessage error = contract::verifyConfig(c, configTarget()))
     return emitError() << *error;
   return success();
@@ -239,7 +251,8 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
       static_cast<Staging>(f.stageX), static_cast<Staging>(f.stageW), f.stages,
       static_cast<LdsLayout>(f.ldsLayout), f.split, f.wavesPerEU,
       static_cast<Schedule>(f.schedule), f.kSplits, f.persistent, f.unrollK,
-      f.tailSplit);
+      f.tailSplit, static_cast<ScaleLayout>(f.xScaleLayout),
+      static_cast<ScaleLayout>(f.wScaleLayout));
 }
 
 void ConfigAttr::print(AsmPrinter &printer) const {

@@ -179,6 +179,12 @@ LogicalResult WaveMmaOp::verify() {
     return emitOpError("pingpong_pending needs both operands in LDS "
                        "(x_tile and w_tile): the turn separates LDS reads "
                        "from MFMAs");
+  if ((getXScalesNative() || getWScalesNative()) &&
+      (getKSize() || *getK() % getTileK() != 0 || getXScaleWords()))
+    return emitOpError("MFMA-native scale layouts need a static K that is a "
+                       "multiple of tile_k and no scale_words");
+  if (getWScalesNative() && getWScale() != WeightScaleGranularity::PerRow)
+    return emitOpError("w_scales_native needs per-row weight scales");
   if (bool(getXScaleWords()) != bool(getScaleWordsTile()))
     return emitOpError("scale_words and scale_words_tile come together");
   if (getXScaleWords()) {

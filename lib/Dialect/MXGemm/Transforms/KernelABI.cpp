@@ -27,8 +27,9 @@ KernelSignature mxgemm::getKernelSignature(MLIRContext *ctx,
     return MemRefType::get({size}, elem);
   };
   KernelSignature sig;
+  const contract::KernelConfig config = op.getConfig().getKernelConfig();
   for (const contract::KernelArgument &arg :
-       contract::kernelArguments(problem, op.getConfig().getKernelConfig())) {
+       contract::kernelArguments(problem, config)) {
     Type type;
     if (arg.name == contract::kArgX)
       type = flat(kRuntimeSizedExtent, xElem);
@@ -39,9 +40,13 @@ KernelSignature mxgemm::getKernelSignature(MLIRContext *ctx,
                                       : problem.n * problem.k,
                   wElem);
     else if (arg.name == contract::kArgWScales)
+      // In the layout the kernel reads (MFMA-native layouts are padded;
+      // the verified problem keeps the count far below int64).
       type = flat(problem.isGeneric()
                       ? kRuntimeSizedExtent
-                      : problem.weightScaleRows() * problem.scaleColumns(),
+                      : int64_t(*contract::scaleTensorBytes(
+                            config.wScaleLayout, problem.weightScaleRows(),
+                            problem.scaleColumns())),
                   scale);
     else if (arg.name == contract::kArgY)
       type = flat(kRuntimeSizedExtent, yElem);

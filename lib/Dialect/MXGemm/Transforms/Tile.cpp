@@ -393,6 +393,11 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     }
   }
   auto accType = VectorType::get({accSize}, b.getF32Type());
+  // The config's scale layouts: the verifier allows only the MFMA-native
+  // layout of the config's own MFMA shape besides row-major.
+  auto nativeScales = [&](ScaleLayout layout) {
+    return layout == ScaleLayout::RowMajor ? UnitAttr() : b.getUnitAttr();
+  };
   Value zero = arith::ConstantOp::create(
       b, loc, accType, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
   // ceil(K / tile_k) trips for a run-time K; the last one masks its tail.
@@ -411,7 +416,9 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
         ldX, ldXs, /*x_tile=*/Value(), /*w_tile=*/Value(),
         /*x_scale_words=*/Value(), /*w_scale_words=*/Value(),
         /*scale_words_tile=*/IntegerAttr(), /*xor_swizzle=*/UnitAttr(),
-        /*w_panels=*/UnitAttr(), /*pingpong_pending=*/IntegerAttr(),
+        /*w_panels=*/UnitAttr(), nativeScales(config.getXScaleLayout()),
+        nativeScales(config.getWScaleLayout()),
+        /*pingpong_pending=*/IntegerAttr(),
         MfmaShapeAttr::get(ctx, config.getMfma()), b.getI64IntegerAttr(waveM),
         b.getI64IntegerAttr(waveN), b.getI64IntegerAttr(config.getTileK()),
         kSize ? IntegerAttr() : b.getI64IntegerAttr(k), op.getWScaleAttr());

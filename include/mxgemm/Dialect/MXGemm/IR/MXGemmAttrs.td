@@ -70,6 +70,18 @@ def MXGemm_Schedule : I32EnumAttr<"Schedule",
   let genSpecializedAttr = 0;
 }
 
+def MXGemm_ScaleLayout : I32EnumAttr<"ScaleLayout",
+    "memory layout of an E8M0 scale tensor (Contract/ScaleLayout.h)", [
+      // [rows, K/32], one byte per 32 K-elements: what quantizers write.
+      I32EnumAttrCase<"RowMajor", 0, "row_major">,
+      // MFMA-native: a wave's scale load for one MFMA step reads one
+      // contiguous 256-byte run; a lane's dword holds four steps.
+      I32EnumAttrCase<"Mfma16x16x128", 1, "mfma_16x16x128">,
+      I32EnumAttrCase<"Mfma32x32x64", 2, "mfma_32x32x64">]> {
+  let cppNamespace = "::mxgemm";
+  let genSpecializedAttr = 0;
+}
+
 def MXGemm_WeightScaleGranularity : I32EnumAttr<"WeightScaleGranularity",
     "granularity of the E8M0 weight scales (docs/Design.md section 1)", [
       // OCP MX: one scale per weight row and 32 K-elements, [N, K/32].
@@ -117,6 +129,7 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     | `persistent` | persistent grid: at most `persistent` workgroups per CU, each walking tiles `id, id + grid, ...`; with an LDS ring the next tile's first K tiles are copied during this tile's last iterations; not with `k_splits` [0 = a workgroup per tile] |
     | `unroll_k` | copies of the pipelined K loop's body per iteration; the wave MMAs of the copies share one wide scale load per row (`mxgemm-share-scale-loads`); needs an LDS ring (stages >= 2) [1] |
     | `tail_split` | with `k_splits`: split K only in the tiles of the grid's last, partly filled round (one workgroup per CU); the others run whole and store Y directly; needs an LDS ring (stages >= 2) [false] |
+    | `x_scale_layout`, `w_scale_layout` | layout of the X / W scale tensors the kernel reads: `row_major`, or the MFMA-native layout of the config's MFMA shape (`mfma_16x16x128`, `mfma_32x32x64`: a wave's scale load is one contiguous run; static N and K, K a multiple of `tile_k`, `unroll_k = 1`; W: per-row weight scales) [row_major] |
 
     Example (the `wq_b` plan of the case table):
 
@@ -135,7 +148,9 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     "int64_t":$stages, "::mxgemm::LdsLayout":$ldsLayout,
     "int64_t":$split, "int64_t":$wavesPerEU,
     "::mxgemm::Schedule":$schedule, "int64_t":$kSplits,
-    "int64_t":$persistent, "int64_t":$unrollK, "bool":$tailSplit);
+    "int64_t":$persistent, "int64_t":$unrollK, "bool":$tailSplit,
+    "::mxgemm::ScaleLayout":$xScaleLayout,
+    "::mxgemm::ScaleLayout":$wScaleLayout);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

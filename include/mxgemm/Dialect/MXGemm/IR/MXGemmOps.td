@@ -248,6 +248,16 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     without it rows are K and K / 32 apart. W and its scales are always
     contiguous.
 
+    With `x_scales_native` / `w_scales_native` (set by `mxgemm-tile` for
+    `x_scale_layout` / `w_scale_layout` other than `row_major`), that scale
+    tensor is in the MFMA-native layout of the op's MFMA shape
+    (`include/mxgemm/Contract/ScaleLayout.h`): the byte of row `r` and block
+    `b` is at `((r / R) * chunks + b / 4G) * 256 + ((b % G) * R + r % R) * 4
+    + (b / G) % 4` (R = 16, G = 4 for 16x16x128; R = 32, G = 2 for
+    32x32x64), so each step's scale load of the wave reads 64 consecutive
+    dwords' bytes, one per lane, instead of a byte from each of 16 or 32
+    rows. Static K, a multiple of `tile_k`, and no `scale_words`.
+
     With `scale_words` (added by `mxgemm-unroll-k`), the scales come from an
     `mxgemm.load_wave_scales` that loaded them for several K tiles at once;
     `scale_words_tile` says which of those K tiles this MMA computes.
@@ -281,6 +291,8 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
                    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$scale_words_tile,
                    UnitAttr:$xor_swizzle,
                    UnitAttr:$w_panels,
+                   UnitAttr:$x_scales_native,
+                   UnitAttr:$w_scales_native,
                    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$pingpong_pending,
                    MXGemm_MfmaShapeAttr:$mfma,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_m,
