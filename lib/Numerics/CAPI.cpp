@@ -10,6 +10,7 @@
 #include "mxgemm/Numerics/mxgemm_numerics.h"
 
 #include "mxgemm/Contract/Problem.h"
+#include "mxgemm/Contract/ScaleLayout.h"
 #include "mxgemm/Contract/WeightPanels.h"
 #include "mxgemm/Numerics/GemmCheck.h"
 #include "mxgemm/Numerics/Quantize.h"
@@ -260,6 +261,39 @@ int mxgemm_pack_weight_panels(const uint8_t *w, uint8_t *packed, int64_t n,
                   "] cannot be packed into MFMA panels of " +
                   std::to_string(non_k) + " rows");
     contract::packWeightPanels(w, packed, n, k, non_k);
+    return 0;
+  });
+}
+
+int mxgemm_preshuffle_scales(const char *layout, const uint8_t *src,
+                             int64_t rows, int64_t k_blocks, int64_t ld,
+                             uint8_t *dst, size_t dst_bytes, size_t *bytes) {
+  return guarded([&] {
+    if (!layout || !bytes)
+      return fail("null layout name or size pointer");
+    std::optional<contract::ScaleLayout> l = contract::parseScaleLayout(layout);
+    if (!l)
+      return fail("unknown scale layout '" + std::string(layout) +
+                  "' (expected " + contract::scaleLayoutNames() + ")");
+    std::optional<uint64_t> size =
+        contract::scaleTensorBytes(*l, rows, k_blocks);
+    if (!size || *size > SIZE_MAX)
+      return fail("scales [" + std::to_string(rows) + ", " +
+                  std::to_string(k_blocks) + "] have no size in layout " +
+                  layout);
+    *bytes = size_t(*size);
+    if (!dst)
+      return 0;
+    if (!src)
+      return fail("null source buffer");
+    const int64_t stride = ld ? ld : k_blocks;
+    if (stride < k_blocks)
+      return fail("row stride " + std::to_string(ld) +
+                  " is shorter than a row of " + std::to_string(k_blocks));
+    if (dst_bytes < *bytes)
+      return fail("destination holds " + std::to_string(dst_bytes) +
+                  " bytes; the layout needs " + std::to_string(*bytes));
+    contract::preshuffleScales(*l, src, rows, k_blocks, stride, dst, dst_bytes);
     return 0;
   });
 }

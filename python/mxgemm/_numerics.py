@@ -53,6 +53,9 @@ def _signatures():
                                         ctypes.c_uint8, P(I64),
                                         ctypes.c_size_t, P(CheckResult)]),
         "mxgemm_pack_weight_panels": (I, [_U8P, _U8P, I64, I64, I64]),
+        "mxgemm_preshuffle_scales": (I, [ctypes.c_char_p, _U8P, I64, I64,
+                                         I64, _U8P, ctypes.c_size_t,
+                                         P(ctypes.c_size_t)]),
     }
 
 
@@ -215,6 +218,24 @@ def pack_weight_panels(w, mfma="m32n32k64"):
     out = np.empty_like(a)
     _call("mxgemm_pack_weight_panels", _ptr(a.view(np.uint8)),
           _ptr(out.view(np.uint8)), n, k, _non_k(mfma))
+    return out
+
+
+def preshuffle_scales(scales, layout):
+    """Row-major E8M0 scales [rows, K/32] (uint8 bytes) laid out in
+    `layout` ('row_major', 'mfma_16x16x128' or 'mfma_32x32x64': the
+    MFMA-native layouts that kernels with x_scale_layout / w_scale_layout
+    read, include/mxgemm/Contract/ScaleLayout.h), by the numerics library.
+    Returns a new 1-D uint8 array of the laid-out (padded) tensor."""
+    a = _bytes2d(scales, "scales")
+    rows, blocks = a.shape
+    name = str(layout).encode()
+    size = ctypes.c_size_t(0)
+    _call("mxgemm_preshuffle_scales", name, None, rows, blocks, 0, None, 0,
+          ctypes.byref(size))
+    out = np.empty(size.value, dtype=np.uint8)
+    _call("mxgemm_preshuffle_scales", name, _ptr(a.view(np.uint8)), rows,
+          blocks, 0, _ptr(out), out.size, ctypes.byref(size))
     return out
 
 

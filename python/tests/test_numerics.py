@@ -152,3 +152,33 @@ def test_random_mx_is_deterministic_and_finite():
 def test_bad_arguments_are_value_errors(call):
     with pytest.raises(ValueError):
         call()
+
+
+@pytest.mark.parametrize("layout,rows_per_group,blocks_per_step",
+                         [("mfma_16x16x128", 16, 4), ("mfma_32x32x64", 32, 2)])
+def test_preshuffle_scales_matches_a_numpy_transpose(layout, rows_per_group,
+                                                     blocks_per_step):
+    # The MFMA-native layout as an axis permutation: block b = chunk * 4G +
+    # s * G + g of row r lands at (row group, chunk, g, r % R, s), padding
+    # 1.0 (127). Rows 37 and 36 blocks leave both paddings partial.
+    rng = np.random.default_rng(5)
+    rows, blocks = 37, 36
+    s = rng.integers(0, 255, size=(rows, blocks), dtype=np.uint8)
+    R, G = rows_per_group, blocks_per_step
+    groups, chunks = -(-rows // R), -(-blocks // (4 * G))
+    padded = np.full((groups * R, chunks * 4 * G), 127, np.uint8)
+    padded[:rows, :blocks] = s
+    want = padded.reshape(groups, R, chunks, 4, G).transpose(0, 2, 4, 1, 3)
+    got = mxgemm.preshuffle_scales(s, layout)
+    assert got.dtype == np.uint8 and got.size == groups * chunks * 256
+    assert np.array_equal(got, want.reshape(-1))
+    assert np.array_equal(mxgemm.preshuffle_scales(s, "row_major"),
+                          s.reshape(-1))
+
+
+def test_preshuffle_scales_rejects_a_bad_layout():
+    s = np.zeros((4, 8), np.uint8)
+    with pytest.raises(ValueError, match="unknown scale layout 'mfma'"):
+        mxgemm.preshuffle_scales(s, "mfma")
+    with pytest.raises(ValueError, match="2-D"):
+        mxgemm.preshuffle_scales(np.zeros(8, np.uint8), "mfma_16x16x128")

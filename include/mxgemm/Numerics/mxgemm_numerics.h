@@ -110,6 +110,19 @@ MXGEMM_NUMERICS_API int mxgemm_pack_weight_panels(const uint8_t *w,
                                                   uint8_t *packed, int64_t n,
                                                   int64_t k, int64_t non_k);
 
+/* Row-major E8M0 scales [rows, k_blocks] (row stride `ld` bytes, 0 means
+   k_blocks) in `layout`: "row_major", "mfma_16x16x128" or "mfma_32x32x64",
+   the MFMA-native layouts of include/mxgemm/Contract/ScaleLayout.h that
+   kernels with x_scale_layout / w_scale_layout read (padding bytes are
+   127, 1.0). `*bytes` receives the size of the laid-out tensor; with `dst`
+   NULL nothing else happens (a size query), else `dst` must hold
+   `dst_bytes` >= that size. Nonzero, `dst` untouched, on a bad layout
+   name, extents below 1, a size that overflows or a short buffer. */
+MXGEMM_NUMERICS_API int
+mxgemm_preshuffle_scales(const char *layout, const uint8_t *src, int64_t rows,
+                         int64_t k_blocks, int64_t ld, uint8_t *dst,
+                         size_t dst_bytes, size_t *bytes);
+
 #ifdef __cplusplus
 }
 #endif
