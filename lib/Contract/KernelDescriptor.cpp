@@ -230,10 +230,8 @@ ErrorMessage KernelDescriptor::parse(std::string_view text,
   const Json *args = r.array("arguments");
   r.keyword("w_layout", d.wLayout, parseWeightLayout, "row_major, mfma_panels");
   const std::string scaleLayouts = scaleLayoutNames();
-  r.keyword("x_scale_layout", d.xScaleLayout, parseScaleLayout,
-            scaleLayouts.c_str());
-  r.keyword("w_scale_layout", d.wScaleLayout, parseScaleLayout,
-            scaleLayouts.c_str());
+  r.keyword("x_scale_layout", d.xScaleLayout, parseScaleLayout, scaleLayouts);
+  r.keyword("w_scale_layout", d.wScaleLayout, parseScaleLayout, scaleLayouts);
   r.string("k_segments", d.kSegments);
   const Json *resources = r.object("resources");
   r.optionalString("code_object", d.codeObject);

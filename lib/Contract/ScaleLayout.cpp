@@ -17,17 +17,17 @@ using namespace mxgemm::contract;
 namespace {
 constexpr std::array<std::string_view, 3> kNames = {
     "row_major", "mfma_16x16x128", "mfma_32x32x64"};
-/// The 64 lanes' dwords of one (row group, chunk).
-constexpr int64_t kChunkBytes = 256;
 /// MFMA steps per lane dword.
 constexpr int64_t kStepsPerDword = 4;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-int64_t chunksPerRowGroup(ScaleLayout layout, int64_t kBlocks) {
-  return ceilDiv(kBlocks, kStepsPerDword * scaleLayoutBlocksPerStep(layout));
-}
 } // namespace
+
+int64_t contract::scaleLayoutChunks(ScaleLayout layout, int64_t kBlocks) {
+  const int64_t blocksPerChunk =
+      kStepsPerDword * scaleLayoutBlocksPerStep(layout);
+  return blocksPerChunk ? ceilDiv(kBlocks, blocksPerChunk) : 0;
+}
 
 std::string_view contract::scaleLayoutName(ScaleLayout layout) {
   size_t i = size_t(layout);
@@ -93,9 +93,9 @@ contract::scaleTensorBytes(ScaleLayout layout, int64_t rows, int64_t kBlocks) {
     return bytes;
   }
   const uint64_t groups = uint64_t(ceilDiv(rows, scaleLayoutRowGroup(layout)));
-  const uint64_t chunks = uint64_t(chunksPerRowGroup(layout, kBlocks));
+  const uint64_t chunks = uint64_t(scaleLayoutChunks(layout, kBlocks));
   if (__builtin_mul_overflow(groups, chunks, &bytes) ||
-      __builtin_mul_overflow(bytes, uint64_t(kChunkBytes), &bytes))
+      __builtin_mul_overflow(bytes, uint64_t(kScaleChunkBytes), &bytes))
     return std::nullopt;
   return bytes;
 }
@@ -106,11 +106,11 @@ uint64_t contract::scaleByteOffset(ScaleLayout layout, int64_t kBlocks,
     return uint64_t(row) * uint64_t(kBlocks) + uint64_t(block);
   const int64_t r = scaleLayoutRowGroup(layout);
   const int64_t g = scaleLayoutBlocksPerStep(layout);
-  const int64_t chunks = chunksPerRowGroup(layout, kBlocks);
+  const int64_t chunks = scaleLayoutChunks(layout, kBlocks);
   const uint64_t chunk =
       uint64_t(row / r) * uint64_t(chunks) + uint64_t(block / (4 * g));
   const uint64_t lane = uint64_t((block % g) * r + row % r);
-  return chunk * kChunkBytes + lane * 4 + uint64_t((block / g) % 4);
+  return chunk * kScaleChunkBytes + lane * 4 + uint64_t((block / g) % 4);
 }
 
 bool contract::preshuffleScales(ScaleLayout layout, const uint8_t *src,

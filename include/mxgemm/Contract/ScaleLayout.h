@@ -65,6 +65,13 @@ std::optional<target::MfmaShape> scaleLayoutMfma(ScaleLayout layout);
 int64_t scaleLayoutRowGroup(ScaleLayout layout);
 int64_t scaleLayoutBlocksPerStep(ScaleLayout layout);
 
+/// Bytes of one (row group, chunk) of an MFMA-native layout: the 64 lanes'
+/// dwords of four MFMA steps.
+inline constexpr int64_t kScaleChunkBytes = 256;
+/// Chunks per row group of an MFMA-native layout for `kBlocks` E8M0 blocks
+/// per row (ceil(kBlocks / 4G)); 0 for row-major.
+int64_t scaleLayoutChunks(ScaleLayout layout, int64_t kBlocks);
+
 /// Bytes of a scale tensor of `rows` rows and `kBlocks` E8M0 blocks per row
 /// in `layout` (row-major: rows * kBlocks; MFMA-native: padded as above).
 /// Nothing if an extent is below 1 or the count overflows.

@@ -12,6 +12,7 @@
 #ifndef MXGEMM_LIB_CONVERSION_MXGEMMTOAMDGPU_MFMAEMITTER_H
 #define MXGEMM_LIB_CONVERSION_MXGEMMTOAMDGPU_MFMAEMITTER_H
 
+#include "mxgemm/Contract/ScaleLayout.h"
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 
 #include "mlir/IR/Builders.h"
@@ -196,10 +197,7 @@ public:
     } else {
       index = add(add(scaleRowBase, kBlock), coords.g);
     }
-    Value s = memref::LoadOp::create(b, loc, mem, ValueRange{index});
-    ++globalLoads;
-    Value bits = arith::BitcastOp::create(b, loc, b.getI8Type(), s);
-    Value word = arith::ExtUIOp::create(b, loc, b.getI32Type(), bits);
+    Value word = loadScaleByte(mem, index);
     if (valid) {
       Value one = arith::ConstantIntOp::create(b, loc, 127, 32); // 2^0
       word = arith::SelectOp::create(b, loc, valid, word, one);
@@ -214,7 +212,7 @@ public:
   Value nativeScaleLaneBase(Value row, int64_t chunks) {
     Value group = arith::DivUIOp::create(b, loc, row, idx(nonK));
     Value inGroup = arith::RemUIOp::create(b, loc, row, idx(nonK));
-    return add(mul(group, chunks * kNativeScaleChunkBytes),
+    return add(mul(group, chunks * contract::kScaleChunkBytes),
                mul(add(mul(coords.g, nonK), inGroup), 4));
   }
 
@@ -227,15 +225,18 @@ public:
     Value step = arith::DivUIOp::create(b, loc, kBase, idx(kStep));
     Value chunk = arith::DivUIOp::create(b, loc, step, idx(4));
     Value byte = arith::RemUIOp::create(b, loc, step, idx(4));
-    Value index = add(laneBase, add(mul(chunk, kNativeScaleChunkBytes), byte));
+    Value index =
+        add(laneBase, add(mul(chunk, contract::kScaleChunkBytes), byte));
+    return asScaleVector(loadScaleByte(mem, index));
+  }
+
+  /// The E8M0 byte at `index` of `mem`, zero-extended to an i32.
+  Value loadScaleByte(Value mem, Value index) {
     Value s = memref::LoadOp::create(b, loc, mem, ValueRange{index});
     ++globalLoads;
     Value bits = arith::BitcastOp::create(b, loc, b.getI8Type(), s);
-    return asScaleVector(arith::ExtUIOp::create(b, loc, b.getI32Type(), bits));
+    return arith::ExtUIOp::create(b, loc, b.getI32Type(), bits);
   }
-  /// Bytes of one (row group, chunk) of an MFMA-native scale layout: the
-  /// 64 lanes' dwords.
-  static constexpr int64_t kNativeScaleChunkBytes = 256;
 
   /// A scale operand of one MFMA step: the VGPR and the byte of it that
   /// the instruction reads (scalesIdx, the op_sel byte select).

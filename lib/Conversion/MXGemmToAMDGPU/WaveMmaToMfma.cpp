@@ -88,11 +88,11 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   auto mulLdX = [&](Value v) { return ldX ? e.mul(v, ldX) : mulK(v); };
   auto mulLdXs = [&](Value v) { return ldXs ? e.mul(v, ldXs) : mulKBlocks(v); };
   SmallVector<Value> xRowBase, xsRowBase, wRowBase, wsRowBase, wPanelBase;
-  // MFMA-native scales (static K only, the verifier's rule): the 256-byte
-  // chunks of four steps per row group, and per-lane bases in place of
-  // the row bases.
-  const int64_t nativeChunks =
-      (kBlocks + 4 * kStep / 32 - 1) / (4 * kStep / 32);
+  // MFMA-native scales (static K only, the verifier's rule): the chunks
+  // of four steps per row group, and per-lane bases in place of the row
+  // bases.
+  const int64_t nativeChunks = ::mxgemm::contract::scaleLayoutChunks(
+      ::mxgemm::contract::mfmaScaleLayout(toContract(op.getMfma())), kBlocks);
   const int64_t panelsPerBlock = k / ::mxgemm::contract::panelKStep(nonK);
   for (int64_t i = 0; i < blocksM; ++i) {
     Value row = e.add(e.add(adaptor.getRow0(), i * nonK), e.coords.r);
