@@ -11,6 +11,7 @@
 #include "RuntimeInternal.h"
 
 #include "mxgemm/Contract/Problem.h"
+#include "mxgemm/Contract/ScaleLayout.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -83,9 +84,39 @@ mxgemm_status runtime::checkArguments(const mxgemm_problem *p,
         << p->ld_w;
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
+  if (!validScaleLayout(p->x_scale_layout) ||
+      !validScaleLayout(p->w_scale_layout)) {
+    msg << "unknown scale layout value (x_scale_layout "
+        << int64_t(int(p->x_scale_layout)) << ", w_scale_layout "
+        << int64_t(int(p->w_scale_layout)) << ")";
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
   const int64_t kBlocks = ceilDiv32(p->k);
   const int64_t wsRows =
       p->w_scale == MXGEMM_SCALE_PER_ROW ? p->n : ceilDiv32(p->n);
+  // MFMA-native scales are whole 256-byte chunks: no leading dimension.
+  const struct {
+    const char *name;
+    mxgemm_scale_layout layout;
+    int64_t rows, ld;
+  } scales[] = {{"Xs", p->x_scale_layout, p->m, p->ld_xs},
+                {"Ws", p->w_scale_layout, wsRows, p->ld_ws}};
+  for (const auto &s : scales) {
+    if (s.layout == MXGEMM_SCALES_ROW_MAJOR)
+      continue;
+    if (s.ld != 0) {
+      msg << s.name << " in an MFMA-native layout has no leading dimension: "
+          << (s.name[0] == 'X' ? "ld_xs" : "ld_ws") << " must be 0, got "
+          << s.ld;
+      return MXGEMM_STATUS_INVALID_ARGUMENT;
+    }
+    if (!contract::scaleTensorBytes(contract::ScaleLayout(s.layout), s.rows,
+                                    kBlocks)) {
+      msg << "size of " << s.name << " (" << s.rows << " rows of " << kBlocks
+          << " blocks, MFMA-native) overflows";
+      return MXGEMM_STATUS_INVALID_ARGUMENT;
+    }
+  }
   struct Operand {
     const char *name;
     int64_t rows, rowLength, ld, bytes;
@@ -335,12 +366,46 @@ mxgemm_tensors runtime::tensorsFromRow(const mxgemm_tensors &t,
   return from;
 }
 
-// plan.kind took the padding before m_min: the 0.1.0 layout is unchanged
-// (LP64).
+// The 0.2.0 layouts (LP64); a change is an ABI change: a new minor
+// version (the SONAME is major.minor).
 static_assert(sizeof(void *) != 8 || (offsetof(mxgemm_plan, kind) == 100 &&
-                                      offsetof(mxgemm_plan, m_min) == 104 &&
-                                      sizeof(mxgemm_plan) == 440),
+                                      offsetof(mxgemm_plan, m_min) == 112 &&
+                                      sizeof(mxgemm_plan) == 448),
               "mxgemm_plan changed layout");
+static_assert(sizeof(void *) != 8 ||
+                  (offsetof(mxgemm_problem, x_scale_layout) == 84 &&
+                   sizeof(mxgemm_problem) == 96),
+              "mxgemm_problem changed layout");
+
+bool runtime::validScaleLayout(int layout) {
+  return layout >= MXGEMM_SCALES_ROW_MAJOR &&
+         layout <= MXGEMM_SCALES_MFMA_32X32X64;
+}
+
+bool runtime::scaleLayoutsMatch(const mxgemm_problem &p,
+                                const contract::KernelDescriptor &k,
+                                KernelLaunch &d, MessageBuilder &msg) {
+  d.xScaleLayout = mxgemm_scale_layout(k.xScaleLayout);
+  d.wScaleLayout = mxgemm_scale_layout(k.wScaleLayout);
+  const struct {
+    const char *field;
+    mxgemm_scale_layout given, read;
+  } operands[] = {{"x_scale_layout", p.x_scale_layout, d.xScaleLayout},
+                  {"w_scale_layout", p.w_scale_layout, d.wScaleLayout}};
+  for (const auto &o : operands) {
+    if (o.given == o.read)
+      continue;
+    msg << "the problem's " << o.field << " is "
+        << contract::scaleLayoutName(contract::ScaleLayout(o.given)).data()
+        << ", but kernel '" << k.kernel << "' reads "
+        << contract::scaleLayoutName(contract::ScaleLayout(o.read)).data()
+        << " scales";
+    if (o.read != MXGEMM_SCALES_ROW_MAJOR)
+      msg << " (mxgemm_pack_scales makes them)";
+    return false;
+  }
+  return true;
+}
 
 void runtime::fillPlan(mxgemm_plan *plan, mxgemm_status status,
                        mxgemm_reason reason, const KernelLaunch &d) {
@@ -365,6 +430,8 @@ void runtime::fillPlan(mxgemm_plan *plan, mxgemm_status status,
   plan->group_n = k ? uint32_t(k->grid.groupN) : 0;
   plan->xcd_remap = k ? uint32_t(k->grid.xcdRemap) : 0;
   plan->w_layout = d.wLayout;
+  plan->x_scale_layout = d.xScaleLayout;
+  plan->w_scale_layout = d.wScaleLayout;
   plan->kind = d.descriptor ? d.kind : MXGEMM_PLAN_KIND_NONE;
   plan->m_min = d.mMin;
   plan->m_max = d.mMax;

@@ -126,21 +126,17 @@ static_assert(int(MXGEMM_SCALE_BLOCK32X32) ==
                   int(contract::ScaleGranularity::Block32x32) &&
               int(MXGEMM_SCALE_PER_ROW) ==
                   int(contract::ScaleGranularity::PerRow));
+static_assert(int(MXGEMM_SCALES_ROW_MAJOR) ==
+                  int(contract::ScaleLayout::RowMajor) &&
+              int(MXGEMM_SCALES_MFMA_16X16X128) ==
+                  int(contract::ScaleLayout::Mfma16x16x128) &&
+              int(MXGEMM_SCALES_MFMA_32X32X64) ==
+                  int(contract::ScaleLayout::Mfma32x32x64));
 
 contract::ErrorMessage
 ArgumentPacking::build(const contract::KernelDescriptor &d,
                        ArgumentPacking &out) {
   out = ArgumentPacking();
-  // mxgemm_problem has no scale-layout fields yet: every call passes
-  // row-major scales, which a kernel reading an MFMA-native layout would
-  // misread. Such kernels run on the emulator and the simulator only.
-  if (d.xScaleLayout != contract::ScaleLayout::RowMajor ||
-      d.wScaleLayout != contract::ScaleLayout::RowMajor)
-    return "the kernel reads MFMA-native scale layouts (x_scale_layout = " +
-           std::string(contract::scaleLayoutName(d.xScaleLayout)) +
-           ", w_scale_layout = " +
-           std::string(contract::scaleLayoutName(d.wScaleLayout)) +
-           "); this runtime passes row-major scales only";
   const int64_t bytes = d.resources.kernargSegmentBytes;
   if (bytes < 0 || bytes > kMaxBytes)
     return "the kernarg segment (" + std::to_string(bytes) +

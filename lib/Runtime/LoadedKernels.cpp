@@ -88,6 +88,8 @@ mxgemm_status decideLoaded(const LoadedKernel &k, const mxgemm_problem *p,
         << contract::weightLayoutName(desc.wLayout).data();
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
+  if (!scaleLayoutsMatch(*p, desc, d, msg))
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
   // A generic kernel takes views of X, its scales and Y (row strides).
   if (const char *operand = operandNotTaken(strided, k.packing)) {
     reason = MXGEMM_REASON_NOT_CONTIGUOUS;

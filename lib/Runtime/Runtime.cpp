@@ -291,6 +291,10 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
           << entry->descriptor.kernel << "' reads row-major W";
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
+  if (!scaleLayoutsMatch(*p, entry->descriptor, d, msg)) {
+    reason = MXGEMM_REASON_SCALE_LAYOUT;
+    return MXGEMM_STATUS_NOT_ELIGIBLE;
+  }
 
   // Device rules: load HIP and the modules once. A loaded entry's module
   // was loaded with it.
@@ -349,7 +353,9 @@ void decideRowSplit(Context &ctx, const mxgemm_problem &p,
   const contract::TileGrid &grid = d.descriptor->grid;
   const int64_t firstRows =
       rule.firstRows(p.m, grid.programTileM, int64_t(d.numTilesN));
-  if (!firstRows)
+  // The tail's scales would start inside an MFMA-native row group's
+  // chunks; such calls stay one launch.
+  if (!firstRows || p.x_scale_layout != MXGEMM_SCALES_ROW_MAJOR)
     return;
   mxgemm_problem rest = p;
   rest.m = p.m - firstRows;
@@ -414,7 +420,13 @@ void refusePlan(mxgemm_plan *plan, const char *message) {
 
 extern "C" {
 
-const char *mxgemm_version(void) { return "0.1.0"; }
+#define MXGEMM_STRINGIFY(x) #x
+#define MXGEMM_VERSION_TEXT(a, b, c)                                           \
+  MXGEMM_STRINGIFY(a) "." MXGEMM_STRINGIFY(b) "." MXGEMM_STRINGIFY(c)
+const char *mxgemm_version(void) {
+  return MXGEMM_VERSION_TEXT(MXGEMM_VERSION_MAJOR, MXGEMM_VERSION_MINOR,
+                             MXGEMM_VERSION_PATCH);
+}
 
 const char *mxgemm_status_string(mxgemm_status status) {
   switch (status) {
@@ -478,6 +490,8 @@ const char *mxgemm_reason_string(mxgemm_reason reason) {
     return "MXGEMM_REASON_MISALIGNED";
   case MXGEMM_REASON_PACKED_WEIGHTS:
     return "MXGEMM_REASON_PACKED_WEIGHTS";
+  case MXGEMM_REASON_SCALE_LAYOUT:
+    return "MXGEMM_REASON_SCALE_LAYOUT";
   case MXGEMM_REASON_JIT_FAILED:
     return "MXGEMM_REASON_JIT_FAILED";
   }
@@ -714,6 +728,8 @@ mxgemm_status mxgemm_kernel_get(size_t index, mxgemm_kernel_info *info) {
   info->agpr_count = uint32_t(d.resources.agprCount);
   info->sgpr_count = uint32_t(d.resources.sgprCount);
   info->w_layout = e.wLayout();
+  info->x_scale_layout = mxgemm_scale_layout(d.xScaleLayout);
+  info->w_scale_layout = mxgemm_scale_layout(d.wScaleLayout);
   return MXGEMM_STATUS_OK;
 }
 

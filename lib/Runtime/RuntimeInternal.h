@@ -279,6 +279,9 @@ struct KernelLaunch {
   /// The W layout of the kernel, known (and reported) even when the
   /// problem is not eligible because it passes the other layout.
   mxgemm_weight_layout wLayout = MXGEMM_WEIGHTS_ROW_MAJOR;
+  /// The scale layouts of the kernel, likewise.
+  mxgemm_scale_layout xScaleLayout = MXGEMM_SCALES_ROW_MAJOR,
+                      wScaleLayout = MXGEMM_SCALES_ROW_MAJOR;
 };
 
 /// The decision for one call: one launch (the base), or with a row split
@@ -288,6 +291,16 @@ struct Decision : KernelLaunch {
   int64_t firstRows = 0; // 0: one launch
   KernelLaunch tail;
 };
+
+/// Whether `layout` is a value of mxgemm_scale_layout.
+bool validScaleLayout(int layout);
+
+/// The rule every kind of kernel shares: the problem passes its scales in
+/// the layouts kernel `k` reads. Records the kernel's layouts in `d` (plans
+/// show them also when the rule fails); false with the reason in `msg`.
+bool scaleLayoutsMatch(const mxgemm_problem &p,
+                       const contract::KernelDescriptor &k, KernelLaunch &d,
+                       MessageBuilder &msg);
 
 /// The operands whose leading dimension is not their row length.
 struct StridedOperands {

@@ -4,6 +4,7 @@
 
 #include "mxgemm/Contract/ExportManifest.h"
 #include "mxgemm/Contract/KernelDescriptor.h"
+#include "mxgemm/Contract/ScaleLayout.h"
 #include "mxgemm/Contract/WeightPanels.h"
 #include "mxgemm/Numerics/Npy.h"
 #include "mxgemm/Runtime/KernelCache.h"
@@ -103,6 +104,12 @@ RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
   if (s == MXGEMM_STATUS_NOT_ELIGIBLE && options.autoWeightLayout &&
       r.plan.reason == MXGEMM_REASON_PACKED_WEIGHTS) {
     p.w_layout = r.plan.w_layout; // pack W once, as an engine would
+    s = query();
+  }
+  if (s == MXGEMM_STATUS_NOT_ELIGIBLE && options.autoWeightLayout &&
+      r.plan.reason == MXGEMM_REASON_SCALE_LAYOUT) {
+    p.x_scale_layout = r.plan.x_scale_layout; // pack the scales likewise
+    p.w_scale_layout = r.plan.w_scale_layout;
     s = query();
   }
   if (!ok(s, options.kernel ? "mxgemm_kernel_query" : "mxgemm_query"))
@@ -215,6 +222,25 @@ RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
       !device(r.w.data.data(), r.w.data.size(), w) ||
       !device(r.w.scales.data(), r.w.scales.size(), ws) ||
       !device(nullptr, yBytes, y))
+    return r;
+  // Scales in an MFMA-native layout: packed on the device by the runtime,
+  // into buffers of their own size.
+  auto packScales = [&](mxgemm_scale_layout layout, int64_t rows, void *&ptr) {
+    size_t bytes;
+    void *packed;
+    if (layout == MXGEMM_SCALES_ROW_MAJOR)
+      return true;
+    if (!ok(mxgemm_scale_bytes(layout, rows, p.k, &bytes),
+            "mxgemm_scale_bytes") ||
+        !device(nullptr, bytes, packed) ||
+        !ok(mxgemm_pack_scales(ctx, layout, ptr, rows, p.k, packed, nullptr),
+            "mxgemm_pack_scales"))
+      return false;
+    ptr = packed;
+    return true;
+  };
+  if (!packScales(p.x_scale_layout, r.x.scaleRows(), xs) ||
+      !packScales(p.w_scale_layout, r.w.scaleRows(), ws))
     return r;
   if (p.w_layout == MXGEMM_WEIGHTS_MFMA_PANELS) {
     if (options.kernel) { // packed here, with the kernel's MFMA geometry
@@ -370,6 +396,13 @@ std::string runtime::describeRun(const RunResult &r,
        << tail.grid_z << " k_step " << tail.k_step << " M range " << tail.m_min
        << ".." << tail.m_max << "\n  config: " << tail.config << "\n";
   }
+  for (const auto &[operand, layout] :
+       {std::pair{"X", r.problem.x_scale_layout},
+        std::pair{"W", r.problem.w_scale_layout}})
+    if (layout != MXGEMM_SCALES_ROW_MAJOR)
+      os << "scales: " << operand << "'s packed once by mxgemm_pack_scales ("
+         << contract::scaleLayoutName(contract::ScaleLayout(layout)).data()
+         << ")\n";
   if (r.packedBytes)
     os << "weights: packed once in MFMA panels by "
        << (source.empty() ? "mxgemm_pack_weights" : "the host") << " ("

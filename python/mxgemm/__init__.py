@@ -12,6 +12,9 @@ Bindings of the project's C libraries, never a second implementation:
   by the runtime's device kernel (mxgemm_quantize);
 - pack_weights(w, ...): W in the MFMA-panel layout of kernels with
   stage_w = packed_registers (mxgemm_pack_weights), once per weight tensor;
+- pack_scales(scales, layout) / scale_bytes(layout, rows, k): scales in the
+  MFMA-native layouts of kernels with x_scale_layout / w_scale_layout
+  (mxgemm_pack_scales, mxgemm_scale_bytes);
 - kernels(), kernel_descriptor(entry), workgroup_tile(plan, wg): the
   embedded kernels, their descriptors and the runtime's tile mapping;
 - compile(...): runs mxgemm-compile, returns (code object, descriptor);
@@ -39,8 +42,8 @@ from ._api import (CompileError, Context, HipError, IntegerOverflow,
                    InvalidArgument, LoadedKernel, MXGemmError, NotEligible,
                    NotSupported, Plan, compile, descriptor_plan, find_compiler, gemm,
                    kernel_code_object, kernel_descriptor, kernels,
-                   pack_weight_panels, pack_weights, plan, quantize_device,
-                   row_split, version,
+                   pack_scales, pack_weight_panels, pack_weights, plan,
+                   quantize_device, row_split, scale_bytes, version,
                    workgroup_tile)
 from ._compiler import choose_config
 from ._numerics import (GemmOperands, bf16_to_float32, check_gemm,
@@ -54,7 +57,8 @@ __all__ = ["quantize_mx", "dequantize", "bf16_to_float32", "encode_fp8",
            "GemmOperands", "reference_gemm", "check_gemm", "plan", "row_split", "gemm",
            "compile", "choose_config", "find_compiler", "kernels", "kernel_descriptor",
            "kernel_code_object", "descriptor_plan", "workgroup_tile",
-           "version", "pack_weights", "quantize_device", "pack_weight_panels", "Plan", "Context",
+           "version", "pack_weights", "pack_scales", "scale_bytes",
+           "quantize_device", "pack_weight_panels", "Plan", "Context",
            "LoadedKernel",
            "MXGemmError", "NotEligible", "InvalidArgument", "IntegerOverflow",
            "HipError", "NotSupported", "CompileError"]

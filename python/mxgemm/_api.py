@@ -77,6 +77,10 @@ class Plan:
     xcd_remap: int = 0
     # Layout of W the kernel reads: "row_major" or "mfma_panels".
     w_layout: str = "row_major"
+    # Layouts of X's and W's scales the kernel reads: "row_major",
+    # "mfma_16x16x128" or "mfma_32x32x64" (pack_scales / preshuffle_scales).
+    x_scale_layout: str = "row_major"
+    w_scale_layout: str = "row_major"
     m_range: tuple = (0, 0)
     # Which kind of kernel serves it: "embedded", "library" (a directory
     # loaded by Context.load_library), "loaded_kernel", "jit" (compiled at
@@ -267,7 +271,8 @@ _LEADING_DIMENSIONS = ("ld_x", "ld_xs", "ld_w", "ld_ws", "ld_y")
 
 
 def _problem(m, n, k, x_format, w_format, w_scale, out_type,
-             w_layout="row_major", lds=None):
+             w_layout="row_major", lds=None, x_scale_layout="row_major",
+             w_scale_layout="row_major"):
     """The C problem; `lds` maps ld_x, ld_xs, ld_w, ld_ws, ld_y to leading
     dimensions in elements (0 or absent: contiguous rows). The runtime owns
     the rules on them (which kernels take views, NOT_CONTIGUOUS)."""
@@ -280,6 +285,10 @@ def _problem(m, n, k, x_format, w_format, w_scale, out_type,
     p.out_type = _enum(_rt.DTYPES, out_type, "out_type")
     p.w_scale = _enum(_rt.SCALES, w_scale, "w_scale")
     p.w_layout = _enum(_rt.WEIGHT_LAYOUTS, w_layout, "w_layout")
+    p.x_scale_layout = _enum(_rt.SCALE_LAYOUTS, x_scale_layout,
+                             "x_scale_layout")
+    p.w_scale_layout = _enum(_rt.SCALE_LAYOUTS, w_scale_layout,
+                             "w_scale_layout")
     for name, value in (lds or {}).items():
         if name not in _LEADING_DIMENSIONS:
             raise InvalidArgument("INVALID_ARGUMENT", f"unknown leading "
@@ -302,24 +311,33 @@ def _plan(ps):
                 xcd_remap=ps.xcd_remap,
                 w_layout=_rt.WEIGHT_LAYOUT_NAMES.get(ps.w_layout,
                                                      str(ps.w_layout)),
+                x_scale_layout=_rt.SCALE_LAYOUT_NAMES.get(
+                    ps.x_scale_layout, str(ps.x_scale_layout)),
+                w_scale_layout=_rt.SCALE_LAYOUT_NAMES.get(
+                    ps.w_scale_layout, str(ps.w_scale_layout)),
                 m_range=(ps.m_min, ps.m_max),
                 kind=_rt.PLAN_KINDS.get(ps.kind, str(ps.kind)))
 
 
 def plan(m, n, k, x_format="e4m3", w_format="e4m3", w_scale="block32x32",
          out_type="bf16", ctx=None, w_layout="row_major", ld_x=0, ld_xs=0,
-         ld_w=0, ld_ws=0, ld_y=0):
+         ld_w=0, ld_ws=0, ld_y=0, x_scale_layout="row_major",
+         w_scale_layout="row_major"):
     """The shim's decision (never raises for NOT_ELIGIBLE; see .eligible).
 
     `w_layout` is the layout the caller's W is in; a kernel that reads the
     other one makes the problem NOT_ELIGIBLE with reason PACKED_WEIGHTS.
+    `x_scale_layout` / `w_scale_layout` are the layouts of the caller's
+    scales ("row_major", "mfma_16x16x128", "mfma_32x32x64"); a kernel that
+    reads others makes it NOT_ELIGIBLE with reason SCALE_LAYOUT (the plan's
+    x_scale_layout / w_scale_layout say which).
     ld_* are the operands' leading dimensions in elements (0: contiguous):
     views of X, its scales and Y are served by the generic kernels, views
     of W or its scales are NOT_ELIGIBLE (reason NOT_CONTIGUOUS).
     """
     lds = dict(ld_x=ld_x, ld_xs=ld_xs, ld_w=ld_w, ld_ws=ld_ws, ld_y=ld_y)
     p = _problem(m, n, k, x_format, w_format, w_scale, out_type, w_layout,
-                 lds)
+                 lds, x_scale_layout, w_scale_layout)
     c = _context(ctx)
     ps = _rt.PlanStruct()
     status = c._lib.mxgemm_query(c._handle, ctypes.byref(p), ctypes.byref(ps))
@@ -366,7 +384,9 @@ def _descriptor_problem(d, m):
     try:
         q = d["problem"]
         return _problem(m, q["n"], q["k"], q["x_format"], q["w_format"],
-                        q["w_scale"], q["out_type"], d["w_layout"])
+                        q["w_scale"], q["out_type"], d["w_layout"], None,
+                        d.get("x_scale_layout", "row_major"),
+                        d.get("w_scale_layout", "row_major"))
     except (KeyError, TypeError):
         raise InvalidArgument("INVALID_ARGUMENT", "kernel descriptor: no "
                               "problem and w_layout") from None
@@ -549,6 +569,10 @@ def kernels():
                     "vgpr_count": info.vgpr_count,
                     "w_layout": _rt.WEIGHT_LAYOUT_NAMES.get(
                         info.w_layout, str(info.w_layout)),
+                    "x_scale_layout": _rt.SCALE_LAYOUT_NAMES.get(
+                        info.x_scale_layout, str(info.x_scale_layout)),
+                    "w_scale_layout": _rt.SCALE_LAYOUT_NAMES.get(
+                        info.w_scale_layout, str(info.w_scale_layout)),
                     "descriptor": kernel_descriptor(i)})
     return out
 
@@ -633,12 +657,77 @@ def _host_array(name, a, itemsize=1):
     return a
 
 
+def _native_scales_host(name, a):
+    """Host scales in an MFMA-native layout: raw contiguous bytes."""
+    a = np.asarray(a)
+    if a.dtype.itemsize != 1 or a.dtype.kind not in "uiV":
+        raise InvalidArgument("INVALID_ARGUMENT", f"{name} must hold raw "
+                              f"E8M0 bytes (uint8), got {a.dtype}")
+    return np.ascontiguousarray(a)
+
+
+def _native_scales_device(name, obj, nbytes):
+    """Device scales in an MFMA-native layout: contiguous, `nbytes` bytes
+    where the object tells its size."""
+    contiguous = getattr(obj, "is_contiguous", None)
+    if callable(contiguous) and not contiguous():
+        raise InvalidArgument("INVALID_ARGUMENT", f"{name} is not contiguous")
+    numel, size = getattr(obj, "numel", None), getattr(obj, "element_size",
+                                                       None)
+    if callable(numel) and callable(size) and numel() * size() != nbytes:
+        raise InvalidArgument("INVALID_ARGUMENT", f"{name} has "
+                              f"{numel() * size()} bytes, expected {nbytes} "
+                              f"(scale_bytes)")
+
+
 def _scale_shapes(m, n, k, w_scale):
     """Expected (xs, ws) shapes: per-row X scales, W scales by w_scale."""
     try:
         return (m, k // 32), (_numerics.scale_rows(n, w_scale), k // 32)
     except ValueError as e:
         raise InvalidArgument("INVALID_ARGUMENT", str(e)) from None
+
+
+def scale_bytes(layout, rows, k):
+    """Bytes of `rows` x K/32 E8M0 scales in `layout` (mxgemm_scale_bytes):
+    rows * K/32 row-major; padded to whole 256-byte chunks in the
+    MFMA-native layouts that preshuffle_scales makes."""
+    size = ctypes.c_size_t()
+    status = _library().mxgemm_scale_bytes(
+        _enum(_rt.SCALE_LAYOUTS, layout, "layout"),
+        _int("rows", rows, *_I64), _int("k", k, *_I64), ctypes.byref(size))
+    if status != 0:
+        raise InvalidArgument("INVALID_ARGUMENT",
+                              _library().mxgemm_last_error().decode())
+    return size.value
+
+
+def pack_scales(scales, layout, ctx=None, stream=None):
+    """Row-major E8M0 scales [rows, K/32] rewritten on the device in an
+    MFMA-native `layout` by the runtime (mxgemm_pack_scales; once per
+    weight tensor: it synchronizes `stream` and goes through host memory).
+    Host arrays are copied to the device and back: a uint8 array of
+    scale_bytes(layout, rows, K) bytes is returned, byte for byte
+    preshuffle_scales(scales, layout)."""
+    c = _context(ctx)
+    a = np.ascontiguousarray(_host_array("scales", scales))
+    rows, k = a.shape[0], a.shape[1] * 32
+    if rows == 0 or k == 0:
+        raise InvalidArgument("INVALID_ARGUMENT", "scales must not be empty")
+    nbytes = scale_bytes(layout, rows, k)
+    out = np.empty(nbytes, dtype=np.uint8)
+    ptrs = []
+    try:
+        ptrs.append(c.to_device(a))
+        ptrs.append(c.alloc(nbytes))
+        c._check(c._lib.mxgemm_pack_scales(
+            c._handle, _rt.SCALE_LAYOUTS[layout], ptrs[0], rows, k, ptrs[1],
+            stream))
+        c.to_host(ptrs[1], out)
+    finally:
+        for q in ptrs:
+            c.free(q)
+    return out
 
 
 def pack_weight_panels(w, mfma="m32n32k64"):
@@ -851,7 +940,8 @@ def _workgroup_list(workgroups, grid, segments=1, more=()):
 
 def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
          w_scale="block32x32", stream=None, ctx=None, workgroups=None,
-         w_layout="row_major"):
+         w_layout="row_major", x_scale_layout="row_major",
+         w_scale_layout="row_major"):
     """Y = X . W^T through the runtime shim; returns Y as BF16 bits (uint16).
 
     x [M, K] / w [N, K]: uint8 FP8 codes; xs [M, K/32] and ws: uint8 E8M0
@@ -877,11 +967,22 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
     (with a RuntimeWarning) and, on device memory, synchronizes `stream`
     before freeing it. That fallback keeps old callers working; it is not
     the design.
+    `x_scale_layout` / `w_scale_layout` are the layouts xs and ws are in:
+    "row_major" (the shapes above), or an MFMA-native layout from
+    pack_scales / preshuffle_scales ("mfma_16x16x128", "mfma_32x32x64"),
+    then xs / ws are contiguous uint8 arrays of scale_bytes(layout, rows, K)
+    bytes (any shape). A kernel that reads other layouts is NOT_ELIGIBLE
+    (reason SCALE_LAYOUT); nothing is rewritten per call.
     Raises NotEligible (with .reason) when the caller's own path must run,
     InvalidArgument (a ValueError) for arguments it cannot take.
     """
     c = _context(ctx)
     _enum(_rt.WEIGHT_LAYOUTS, w_layout, "w_layout")
+    layouts = {"xs": x_scale_layout, "ws": w_scale_layout}
+    for name, layout in layouts.items():
+        _enum(_rt.SCALE_LAYOUTS, layout, name[0] + "_scale_layout")
+    native = {name for name, layout in layouts.items()
+              if layout != "row_major"}
     ops = [x, xs, w, ws]
     on_device = [_device_ptr(o) is not None for o in ops + [out]]
     device = all(on_device)
@@ -894,23 +995,37 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
                           for name, o in (("x", x), ("w", w)))
         arrays = None
     else:
-        arrays = [_host_array(name, a) for name, a in
+        arrays = [_native_scales_host(name, a) if name in native else
+                  _host_array(name, a) for name, a in
                   zip(("x", "xs", "w", "ws"), ops)]
         (m, k), (n, _) = arrays[0].shape, arrays[2].shape
     xs_shape, ws_shape = _scale_shapes(m, n, k, w_scale)
     shapes = {"x": (m, k), "xs": xs_shape, "w": (n, k), "ws": ws_shape}
+    # MFMA-native scales: whole chunks of scale_bytes(), no leading dimension.
+    sizes = {name: scale_bytes(layouts[name], shapes[name][0], k)
+             for name in native}
     lds = {}
     if device:
         # Views pass their leading dimensions (0 for dense rows); the
         # runtime decides which kernels take them: the generic ones for X,
         # Xs and Y, none for W and Ws (NOT_ELIGIBLE, NOT_CONTIGUOUS).
         for name, o in zip(("x", "xs", "w", "ws"), ops):
+            if name in native:
+                _native_scales_device(name, o, sizes[name])
+                continue
             _device_shape_only(name, o, 1, shapes[name])
             lds["ld_" + name] = _row_stride(name, o, shapes[name])
         _device_shape_only("out", out, 2, (m, n))
         lds["ld_y"] = _row_stride("out", out, (m, n))
     else:
         for name, a in zip(("xs", "w", "ws"), arrays[1:]):
+            if name in native:
+                if a.nbytes != sizes[name]:
+                    raise InvalidArgument(
+                        "INVALID_ARGUMENT", f"{name} in {layouts[name]} has "
+                        f"{a.nbytes} bytes, expected {sizes[name]} "
+                        f"(scale_bytes)")
+                continue
             if a.shape != shapes[name]:
                 raise InvalidArgument("INVALID_ARGUMENT", f"{name} has shape "
                                       f"{a.shape}, expected {shapes[name]}")
@@ -922,16 +1037,19 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
                                   "out must be a contiguous uint16 [M, N]")
         if out is not None and not out.flags.writeable:
             raise InvalidArgument("INVALID_ARGUMENT", "out is read-only")
-    p = _problem(m, n, k, x_format, w_format, w_scale, "bf16", w_layout, lds)
+    p = _problem(m, n, k, x_format, w_format, w_scale, "bf16", w_layout, lds,
+                 x_scale_layout, w_scale_layout)
     pre = plan(m, n, k, x_format, w_format, w_scale, "bf16", ctx=c,
-               w_layout=w_layout, **lds)
+               w_layout=w_layout, x_scale_layout=x_scale_layout,
+               w_scale_layout=w_scale_layout, **lds)
     repack = False
     if not pre.eligible and pre.reason == "PACKED_WEIGHTS" and \
             w_layout == "row_major":
         # The kernel reads MFMA panels and W is row-major: the per-call
         # fallback packs a temporary copy (callers should pack_weights once).
         packed = plan(m, n, k, x_format, w_format, w_scale, "bf16", ctx=c,
-                      w_layout="mfma_panels", **lds)
+                      w_layout="mfma_panels", x_scale_layout=x_scale_layout,
+                      w_scale_layout=w_scale_layout, **lds)
         if packed.eligible:
             warnings.warn(
                 f"kernel '{packed.kernel}' reads W in MFMA panels: packing W "

@@ -19,12 +19,15 @@ REASONS = {0: "NONE", 1: "HIP_UNAVAILABLE", 2: "ARCH_MISMATCH",
            3: "OUTPUT_TYPE", 4: "NOT_PREQUANTIZED", 5: "K_NOT_MULTIPLE_OF_32",
            6: "NOT_CONTIGUOUS", 7: "NO_TUNED_KERNEL", 8: "M_OUT_OF_RANGE",
            9: "CODE_OBJECT_LOAD", 10: "MISALIGNED", 11: "PACKED_WEIGHTS",
-           12: "JIT_FAILED"}
+           12: "JIT_FAILED", 13: "SCALE_LAYOUT"}
 DTYPES = {"e4m3": 0, "e5m2": 1, "bf16": 2, "f16": 3, "f32": 4}
 SCALES = {"block32x32": 0, "per_row": 1, "per-row": 1}
 # mxgemm_weight_layout: how W is laid out in memory (WeightPanels.h).
 WEIGHT_LAYOUTS = {"row_major": 0, "mfma_panels": 1}
 WEIGHT_LAYOUT_NAMES = {v: k for k, v in WEIGHT_LAYOUTS.items()}
+# mxgemm_scale_layout: how an E8M0 scale tensor is laid out (ScaleLayout.h).
+SCALE_LAYOUTS = {"row_major": 0, "mfma_16x16x128": 1, "mfma_32x32x64": 2}
+SCALE_LAYOUT_NAMES = {v: k for k, v in SCALE_LAYOUTS.items()}
 # mxgemm_plan_kind: which kind of kernel a plan names.
 PLAN_KINDS = {0: "none", 1: "embedded", 2: "library", 3: "loaded_kernel",
               4: "jit", 5: "generic"}
@@ -37,7 +40,8 @@ class Problem(ctypes.Structure):
                 ("out_type", ctypes.c_int), ("ld_x", ctypes.c_int64),
                 ("ld_xs", ctypes.c_int64), ("ld_w", ctypes.c_int64),
                 ("ld_ws", ctypes.c_int64), ("ld_y", ctypes.c_int64),
-                ("w_layout", ctypes.c_int)]
+                ("w_layout", ctypes.c_int), ("x_scale_layout", ctypes.c_int),
+                ("w_scale_layout", ctypes.c_int)]
 
 
 class Tensors(ctypes.Structure):
@@ -56,6 +60,7 @@ class PlanStruct(ctypes.Structure):
                              "program_tile_m", "tile_n", "num_tiles_n",
                              "k_step", "group_m", "group_n", "xcd_remap")] + \
         [("w_layout", ctypes.c_int), ("kind", ctypes.c_int),
+         ("x_scale_layout", ctypes.c_int), ("w_scale_layout", ctypes.c_int),
          ("m_min", ctypes.c_int64),
          ("m_max", ctypes.c_int64), ("message", ctypes.c_char * 320)]
 
@@ -77,7 +82,9 @@ class KernelInfo(ctypes.Structure):
                                      "w_scale")] + \
         [("code_object_bytes", ctypes.c_size_t)] + \
         [(f, _U32) for f in ("workgroup_size", "vgpr_count", "agpr_count",
-                             "sgpr_count")] + [("w_layout", ctypes.c_int)]
+                             "sgpr_count")] + \
+        [(f, ctypes.c_int) for f in ("w_layout", "x_scale_layout",
+                                     "w_scale_layout")]
 
 
 def _candidates(filename, env):
@@ -140,6 +147,10 @@ def _signatures():
         "mxgemm_gemm": (I, [V, P(Problem), P(Tensors), V, P(PlanStruct)]),
         # (context, problem, w, packed, packed_bytes, stream): no Ws.
         "mxgemm_pack_weights": (I, [V, P(Problem), V, V, P(S), V]),
+        # (layout, rows, K, bytes) and (context, layout, scales, rows, K,
+        # packed, stream).
+        "mxgemm_scale_bytes": (I, [I, I64, I64, P(S)]),
+        "mxgemm_pack_scales": (I, [V, I, V, I64, I64, V, V]),
         # (context, in_type, format, M, K, input, ld_input, codes, scales,
         # stream).
         "mxgemm_quantize": (I, [V, I, I, I64, I64, V, I64, V, V, V]),
@@ -167,20 +178,36 @@ def _signatures():
     }
 
 
-def loader(filename, env, signatures):
-    """A function that returns the library, loaded at its first call."""
+def loader(filename, env, signatures, check=None):
+    """A function that returns the library, loaded at its first call;
+    `check(lib)` may refuse it (OSError)."""
     lock, lib = threading.Lock(), []
 
     def library():
         with lock:
             if not lib:
-                lib.append(load(filename, env, signatures()))
+                loaded = load(filename, env, signatures())
+                if check:
+                    check(loaded)
+                lib.append(loaded)
             return lib[0]
     return library
 
 
+# The structures above are those of this C ABI version (major.minor; the
+# library's SONAME).
+ABI_VERSION = "0.2"
+
+
+def _check_abi(lib):
+    have = lib.mxgemm_version().decode()
+    if have.rsplit(".", 1)[0] != ABI_VERSION:
+        raise OSError(f"{lib.path} is mxgemm {have}; this package binds the "
+                      f"{ABI_VERSION}.x C API (its structures differ)")
+
+
 library = loader("libmxgemm_runtime.so", "MXGEMM_RUNTIME_LIBRARY",
-                 _signatures)
+                 _signatures, _check_abi)
 
 
 def _no_duplicate_keys(pairs):

@@ -42,7 +42,7 @@ ToolOptions opts(
      {"--w-scale", "block32x32|per-row", "W's scales (default block32x32)"},
      {"--out-type", "bf16|f32", "Y's format (default bf16)"},
      {"--w-layout", "auto|row-major|panels",
-      "W as passed (auto: the kernel's)"},
+      "W as passed (auto: W and the scales in the kernel's layouts)"},
      {"--kernel", "FILE", "launch this code object (descriptor FILE.json)"},
      {"--library", "DIR",
       "load DIR (mxgemm-tune --export) into the context first"},
@@ -121,10 +121,15 @@ int run(int argc, char **argv) {
   // A loaded kernel's layout is in its descriptor: auto takes it from there
   // (mxgemm_kernel_query refuses a mismatch as an invalid argument rather
   // than naming the layout it wants, as mxgemm_query does).
-  if (layout == "auto" && !code.empty())
+  // Auto also passes the scales in the layouts the kernel reads (packed by
+  // mxgemm_pack_scales); otherwise they are row-major.
+  if (layout == "auto" && !code.empty()) {
     p.w_layout = d.wLayout == contract::WeightLayout::MfmaPanels
                      ? MXGEMM_WEIGHTS_MFMA_PANELS
                      : MXGEMM_WEIGHTS_ROW_MAJOR;
+    p.x_scale_layout = mxgemm_scale_layout(d.xScaleLayout);
+    p.w_scale_layout = mxgemm_scale_layout(d.wScaleLayout);
+  }
   run.autoWeightLayout = layout == "auto";
   run.libraryDir = opts.text("--library", "");
   run.seed = uint64_t(opts.integer("--seed", 1));

@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 #define MXGEMM_VERSION_MAJOR 0
-#define MXGEMM_VERSION_MINOR 1
+#define MXGEMM_VERSION_MINOR 2
 #define MXGEMM_VERSION_PATCH 0
 
 /* Status of every call. Values are stable (documented encodings). */
@@ -89,7 +89,9 @@ typedef enum mxgemm_reason {
   MXGEMM_REASON_PACKED_WEIGHTS = 11,  /* problem.w_layout != the kernel's */
   /* JIT on, and no kernel could be compiled or loaded for the problem (the
      JIT library is missing, the compile failed, ...); warned once */
-  MXGEMM_REASON_JIT_FAILED = 12
+  MXGEMM_REASON_JIT_FAILED = 12,
+  /* problem.x_scale_layout or w_scale_layout != the kernel's (plan's) */
+  MXGEMM_REASON_SCALE_LAYOUT = 13
 } mxgemm_reason;
 
 /* Which kind of kernel a plan names (plan.kind). Stable values. */
@@ -135,6 +137,20 @@ typedef enum mxgemm_weight_layout {
   MXGEMM_WEIGHTS_MFMA_PANELS = 1 /* packed by mxgemm_pack_weights */
 } mxgemm_weight_layout;
 
+/* How an E8M0 scale tensor (Xs or Ws) is laid out in memory (docs/Runtime.md,
+   "Scale layouts"). Row-major is the default and what mxgemm_quantize
+   writes. The MFMA-native layouts are what kernels compiled with
+   x_scale_layout / w_scale_layout read: 256-byte chunks of R rows x 4 K
+   steps, four scale blocks of a lane in one dword, rows padded to a
+   multiple of R with 127 (1.0); mxgemm_pack_scales (device) and
+   mxgemm_preshuffle_scales (numerics library, host) make them, and
+   include/mxgemm/Contract/ScaleLayout.h defines them. Stable values. */
+typedef enum mxgemm_scale_layout {
+  MXGEMM_SCALES_ROW_MAJOR = 0,      /* [rows, K/32], leading dimension ld */
+  MXGEMM_SCALES_MFMA_16X16X128 = 1, /* R = 16, for 16x16x128 MFMAs */
+  MXGEMM_SCALES_MFMA_32X32X64 = 2   /* R = 32, for 32x32x64 MFMAs */
+} mxgemm_scale_layout;
+
 /* One GEMM Y[M,N] = X[M,K] . W[N,K]^T with Xs [M, K/32] and Ws as above.
    Leading dimensions are in elements; 0 means "row-major contiguous". A
    leading dimension larger than the row is legal but NOT_ELIGIBLE (the
@@ -148,8 +164,15 @@ typedef struct mxgemm_problem {
   int64_t ld_x, ld_xs, ld_w, ld_ws, ld_y;
   /* Layout of `w` (default ROW_MAJOR). With MFMA_PANELS, ld_w must be 0 or
      K; a problem whose kernel reads the other layout is NOT_ELIGIBLE with
-     MXGEMM_REASON_PACKED_WEIGHTS. Weight scales are always row-major. */
+     MXGEMM_REASON_PACKED_WEIGHTS. */
   mxgemm_weight_layout w_layout;
+  /* Layouts of `xs` and `ws` (default ROW_MAJOR; since 0.2.0). A native
+     layout has no leading dimension (ld_xs / ld_ws must be 0) and takes
+     mxgemm_scale_bytes() bytes; a problem whose kernel reads another layout
+     is NOT_ELIGIBLE with MXGEMM_REASON_SCALE_LAYOUT (a loaded kernel's:
+     INVALID_ARGUMENT, as for its other fields). */
+  mxgemm_scale_layout x_scale_layout;
+  mxgemm_scale_layout w_scale_layout;
 } mxgemm_problem;
 
 /* Device pointers of the operands (from hipMalloc, or mxgemm_device_alloc). */
@@ -180,10 +203,11 @@ typedef struct mxgemm_plan {
   /* The layout of W the kernel reads (also when the problem is
      NOT_ELIGIBLE with MXGEMM_REASON_PACKED_WEIGHTS). */
   mxgemm_weight_layout w_layout;
-  /* Which kind of kernel serves the problem (NONE when none does). It fills
-     what was padding before m_min: the struct's size and every other offset
-     are those of 0.1.0. */
+  /* Which kind of kernel serves the problem (NONE when none does). */
   mxgemm_plan_kind kind;
+  /* The layouts of Xs and Ws the kernel reads (also when the problem is
+     NOT_ELIGIBLE with MXGEMM_REASON_SCALE_LAYOUT); since 0.2.0. */
+  mxgemm_scale_layout x_scale_layout, w_scale_layout;
   int64_t m_min, m_max; /* M range of the entry (loaded: 1..2^31-1) */
   char message[320];    /* human-readable decision / reason */
 } mxgemm_plan;
@@ -220,9 +244,11 @@ typedef struct mxgemm_kernel_info {
   size_t code_object_bytes;
   uint32_t workgroup_size, vgpr_count, agpr_count, sgpr_count;
   mxgemm_weight_layout w_layout; /* the layout of W the kernel reads */
+  /* The layouts of Xs and Ws the kernel reads (since 0.2.0). */
+  mxgemm_scale_layout x_scale_layout, w_scale_layout;
 } mxgemm_kernel_info;
 
-/* "0.1.0". */
+/* "0.2.0" (MXGEMM_VERSION_MAJOR.MINOR.PATCH of the library). */
 MXGEMM_API const char *mxgemm_version(void);
 /* Static name of a status ("MXGEMM_STATUS_OK", ...); never NULL. */
 MXGEMM_API const char *mxgemm_status_string(mxgemm_status status);
@@ -298,6 +324,32 @@ MXGEMM_API mxgemm_status mxgemm_pack_weights(mxgemm_context *context,
                                              const void *w, void *packed,
                                              size_t *packed_bytes,
                                              void *stream);
+
+/* Bytes of a contiguous scale tensor of `rows` rows (M for Xs, N for
+   per-row Ws, ceil(N/32) for block32x32 Ws) and K/32 blocks per row in
+   `layout`: rows * K/32 for ROW_MAJOR; rows rounded up to the layout's R
+   (16 or 32) times K/32 rounded up to 4 for the MFMA-native layouts.
+   INVALID_ARGUMENT (with the reason) for a bad layout, rows or K not
+   positive, K not a multiple of 32, or a size that overflows. */
+MXGEMM_API mxgemm_status mxgemm_scale_bytes(mxgemm_scale_layout layout,
+                                            int64_t rows, int64_t k,
+                                            size_t *bytes);
+/* Rewrites the contiguous row-major device scales `scales` [rows, K/32]
+   into `packed` (device memory of mxgemm_scale_bytes(layout, rows, k)
+   bytes; it may be `scales` itself if that is large enough) in `layout`,
+   the padding bytes 127. For weight scales: once per weight tensor, like
+   mxgemm_pack_weights, then pass `packed` as tensors.ws with
+   problem.w_scale_layout = `layout`. A one-time preparation, not a
+   per-call step: it synchronizes `stream` and copies through host memory
+   (no device kernel does this yet). INVALID_ARGUMENT for a bad context,
+   layout, rows or K (as mxgemm_scale_bytes) or a NULL pointer;
+   NOT_ELIGIBLE if HIP is unavailable (HIP_ERROR in strict mode);
+   HIP_ERROR if a copy fails. Nothing is written when it fails. */
+MXGEMM_API mxgemm_status mxgemm_pack_scales(mxgemm_context *context,
+                                            mxgemm_scale_layout layout,
+                                            const void *scales, int64_t rows,
+                                            int64_t k, void *packed,
+                                            void *stream);
 
 /* Activation quantization on the device (OCP MX v1.0, docs/Runtime.md,
    "Quantization"): `input` [M, K] of `in_type` (BF16, F16 or F32; rows

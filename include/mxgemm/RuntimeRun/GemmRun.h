@@ -41,8 +41,9 @@ struct RunOptions {
   /// HIP is the emulator's facade: only the sampled workgroups run, and
   /// every output outside their tiles must stay unwritten.
   bool facade = false;
-  /// The problem's w_layout follows the kernel's (as an engine that packs
-  /// W at load time does); otherwise the problem is passed as given.
+  /// The problem's w_layout and scale layouts follow the kernel's (as an
+  /// engine that packs W and its scales at load time does); otherwise the
+  /// problem is passed as given.
   bool autoWeightLayout = true;
 };
 

@@ -1,0 +1,152 @@
+"""Scales in MFMA-native layouts through the runtime (mxgemm_scale_bytes,
+mxgemm_pack_scales, the problem's and plan's x_scale_layout /
+w_scale_layout): a kernel compiled to read them, served from a loaded
+library and loaded on its own, runs bit-exact with scales the runtime
+packed; a problem whose scales are in another layout than its kernel's is
+NOT_ELIGIBLE with reason SCALE_LAYOUT."""
+
+import os
+
+import numpy as np
+import pytest
+
+import mxgemm
+from conftest import tuning_entry, write_library
+
+# 16x16x128 MFMAs reading both X and W scales preshuffled (W's need per-row
+# granularity). Small: two 128x128 tiles per 128 rows.
+N, K = 256, 512
+CONFIG = {"tile_m": 128, "tile_n": 128, "tile_k": 128, "waves_m": 2,
+          "waves_n": 2, "mfma": "m16n16k128",
+          "x_scale_layout": "mfma_16x16x128",
+          "w_scale_layout": "mfma_16x16x128"}
+LAYOUT = "mfma_16x16x128"
+
+
+@pytest.fixture(scope="module")
+def native_kernel():
+    return mxgemm.compile(N, K, config=CONFIG, w_scale="per_row",
+                          name="mxgemm_test_native_scales")
+
+
+@pytest.fixture(scope="module")
+def native_ctx(native_kernel, tmp_path_factory):
+    """A context on the facade with the native-scale kernel loaded as a
+    library entry for its key."""
+    from conftest import facade_path
+    if not os.path.exists(facade_path()):
+        pytest.skip("HIP facade not built")
+    c = mxgemm.Context(hip_library=facade_path())
+    code, d = native_kernel
+    directory = write_library(
+        tmp_path_factory.mktemp("native_scales") / "lib",
+        [(tuning_entry("test_native_scales", d, (1, 4096)), code, d)], c)
+    c.load_library(directory)
+    return c
+
+
+def test_scale_bytes():
+    # 33 rows, K = 1024 (32 blocks): row-major 33 x 32; 16x16x128 pads to
+    # 3 row groups of 16 x 2 chunks of 256 bytes; 32x32x64 to 2 x 4.
+    assert mxgemm.scale_bytes("row_major", 33, 1024) == 1056
+    assert mxgemm.scale_bytes("mfma_16x16x128", 33, 1024) == 1536
+    assert mxgemm.scale_bytes("mfma_32x32x64", 33, 1024) == 2048
+    with pytest.raises(mxgemm.InvalidArgument, match="multiple of 32"):
+        mxgemm.scale_bytes("mfma_16x16x128", 16, 48)
+    with pytest.raises(mxgemm.InvalidArgument, match="overflows"):
+        mxgemm.scale_bytes("mfma_32x32x64", 2**62, 2**40)
+    with pytest.raises(mxgemm.InvalidArgument, match="layout"):
+        mxgemm.scale_bytes("mfma_8x8", 16, 128)
+
+
+def test_pack_scales_is_the_preshuffle(ctx):
+    _, xs = mxgemm.random_mx(3, 70, 640)
+    for layout in ("mfma_16x16x128", "mfma_32x32x64"):
+        got = mxgemm.pack_scales(xs, layout, ctx=ctx)
+        want = mxgemm.preshuffle_scales(xs, layout)
+        assert got.nbytes == mxgemm.scale_bytes(layout, 70, 640)
+        assert np.array_equal(got, np.ravel(want))
+
+
+def test_embedded_kernels_read_row_major_scales(ctx):
+    k = mxgemm.kernels()[0]
+    assert k["x_scale_layout"] == k["w_scale_layout"] == "row_major"
+    m = k["m_range"][0]
+    ok = mxgemm.plan(m, k["n"], k["k"], ctx=ctx, w_layout=k["w_layout"])
+    assert ok.eligible and ok.x_scale_layout == "row_major"
+    p = mxgemm.plan(m, k["n"], k["k"], ctx=ctx, w_layout=k["w_layout"],
+                    x_scale_layout="mfma_32x32x64")
+    assert not p.eligible and p.reason == "SCALE_LAYOUT"
+    assert p.x_scale_layout == "row_major"
+    assert "x_scale_layout is mfma_32x32x64" in p.message
+    with pytest.raises(mxgemm.InvalidArgument, match="x_scale_layout"):
+        mxgemm.plan(m, k["n"], k["k"], ctx=ctx, x_scale_layout="column")
+
+
+def _check(plan, m, x, xs, w, ws, y, workgroups):
+    regions = []
+    for g in workgroups:
+        r, c = mxgemm.workgroup_tile(plan, g)
+        regions.append((r, min(r + plan.program_tile_m, m), c,
+                        c + plan.tile_n))
+    res = mxgemm.check_gemm(mxgemm.GemmOperands(x, xs, w, ws, "e4m3",
+                                                "e4m3", "per_row"),
+                            y, plan.k_step, regions=regions)
+    assert res["mismatches"] == 0 and res["stray"] == 0, res
+    assert res["compared"] == sum((r1 - r0) * (c1 - c0)
+                                  for r0, r1, c0, c1 in regions)
+
+
+@pytest.mark.parametrize("m", [1, 63, 257])
+def test_library_kernel_reads_packed_scales(native_ctx, m):
+    c = native_ctx
+    p = mxgemm.plan(m, N, K, w_scale="per_row", ctx=c)
+    assert not p.eligible and p.reason == "SCALE_LAYOUT"
+    assert p.x_scale_layout == p.w_scale_layout == LAYOUT
+    assert "mxgemm_pack_scales" in p.message
+    plan = mxgemm.plan(m, N, K, w_scale="per_row", ctx=c,
+                       x_scale_layout=LAYOUT, w_scale_layout=LAYOUT)
+    assert plan.eligible and plan.kind == "library", plan.message
+    x, xs = mxgemm.random_mx(10 + m, m, K)
+    w, ws = mxgemm.random_mx(11, N, K, granularity="per_row")
+    xs_packed = mxgemm.pack_scales(xs, LAYOUT, ctx=c)
+    ws_packed = mxgemm.pack_scales(ws, LAYOUT, ctx=c)
+    last = plan.grid[0] - 1
+    y = mxgemm.gemm(x, xs_packed, w, ws_packed, w_scale="per_row", ctx=c,
+                    workgroups=[0, last], x_scale_layout=LAYOUT,
+                    w_scale_layout=LAYOUT)
+    _check(plan, m, x, xs, w, ws, y, [0, last])
+    # Row-major scales for this kernel are its caller's path, and native
+    # ones of the wrong size an invalid argument.
+    with pytest.raises(mxgemm.NotEligible) as e:
+        mxgemm.gemm(x, xs, w, ws, w_scale="per_row", ctx=c)
+    assert e.value.reason == "SCALE_LAYOUT"
+    with pytest.raises(mxgemm.InvalidArgument, match="scale_bytes"):
+        mxgemm.gemm(x, xs_packed[:-1], w, ws_packed, w_scale="per_row",
+                    ctx=c, x_scale_layout=LAYOUT, w_scale_layout=LAYOUT)
+
+
+def test_loaded_kernel_takes_its_layouts_from_the_descriptor(ctx,
+                                                             native_kernel):
+    code, d = native_kernel
+    assert d["x_scale_layout"] == d["w_scale_layout"] == LAYOUT
+    k = mxgemm.LoadedKernel(code, d, ctx=ctx)
+    m = 100
+    plan = k.plan(m)
+    assert plan.eligible and plan.x_scale_layout == LAYOUT
+    assert plan.w_scale_layout == LAYOUT
+    x, xs = mxgemm.random_mx(5, m, K)
+    w, ws = mxgemm.random_mx(6, N, K, granularity="per_row")
+    packed = [mxgemm.pack_scales(s, LAYOUT, ctx=ctx) for s in (xs, ws)]
+    ptrs = [ctx.to_device(a) for a in (x, packed[0], w, packed[1])]
+    y = np.full((m, N), 0xFFFF, np.uint16)
+    ptrs.append(ctx.to_device(y))
+    try:
+        k.launch(*ptrs, m=m, workgroups=[0, 1])
+        ctx.synchronize()
+        ctx.to_host(ptrs[4], y)
+    finally:
+        for p in ptrs:
+            ctx.free(p)
+        k.unload()
+    _check(plan, m, x, xs, w, ws, y, [0, 1])
