@@ -98,14 +98,15 @@ FailureOr<std::string> mxgemm::compileQuantize(ModuleOp module,
 
   return compiler::compileDataKernel(
       module, options, kernel,
-      llvm::json::Object{{"kind", "mxgemm-quantize"},
-                         {"version", 1},
-                         {"in_type", inType},
-                         {"format", format},
-                         {"scale_layout", "row_major"},
-                         {"arguments", llvm::json::Array{"input", "codes",
-                                                         "scales", "m", "k"}},
-                         {"workgroup_size", 256},
-                         {"blocks_per_workgroup", 256}},
+      llvm::json::Object{
+          {"kind", "mxgemm-quantize"},
+          {"version", 1},
+          {"in_type", inType},
+          {"format", format},
+          {"scale_layout", stringifyScaleLayout(ops.front().getScaleLayout())},
+          {"arguments",
+           llvm::json::Array{"input", "codes", "scales", "m", "k"}},
+          {"workgroup_size", 256},
+          {"blocks_per_workgroup", 256}},
       descriptorJson);
 }

@@ -34,8 +34,11 @@ ErrorMessage QuantizeDescriptor::parse(std::string_view text,
     return bad("in_type '" + out.inType + "' is not bf16, f16 or f32");
   if (out.format != "e4m3" && out.format != "e5m2")
     return bad("format '" + out.format + "' is not e4m3 or e5m2");
-  if (scaleLayout != "row_major")
-    return bad("scale_layout '" + scaleLayout + "' is not row_major");
+  std::optional<ScaleLayout> layout = parseScaleLayout(scaleLayout);
+  if (!layout)
+    return bad("scale_layout '" + scaleLayout +
+               "' is not row_major, mfma_16x16x128 or mfma_32x32x64");
+  out.scaleLayout = *layout;
   if (out.blocksPerWorkgroup != kBlocksPerWorkgroup)
     return bad("blocks_per_workgroup " +
                std::to_string(out.blocksPerWorkgroup) + " is not 256");

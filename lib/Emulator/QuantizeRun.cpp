@@ -163,12 +163,31 @@ emu::runQuantize(const CodeObject &object, const KernelInfo &kernel,
   numerics::MXMatrix expected =
       numerics::quantizeMX(values.data(), options.m, options.k, options.format);
 
-  DeviceMemory memory;
+  // The scales as the kernel should leave them: row-major, or rewritten
+  // into the MFMA-native layout with its padding.
   const uint64_t numBlocks = count / block;
+  std::vector<uint8_t> wantScales = expected.scales;
+  if (options.scaleLayout != contract::ScaleLayout::RowMajor) {
+    std::optional<uint64_t> size = contract::scaleTensorBytes(
+        options.scaleLayout, options.m, options.k / block);
+    if (!size || *size > (uint64_t(1) << 32))
+      return make_error<StringError>("quantize: the scale tensor is too large",
+                                     inconvertibleErrorCode());
+    wantScales.assign(size_t(*size), 0);
+    contract::preshuffleScales(options.scaleLayout, expected.scales.data(),
+                               options.m, options.k / block, options.k / block,
+                               wantScales.data(), wantScales.size());
+  }
+  const uint64_t scaleBytes = wantScales.size();
+
+  DeviceMemory memory;
   const uint64_t dIn = memory.allocate(bytes.size()),
                  dCodes = memory.allocate(count),
-                 dScales = memory.allocate(numBlocks);
+                 dScales = memory.allocate(scaleBytes);
   memory.copyToDevice(dIn, bytes.data(), bytes.size());
+  // A byte the kernel should write but does not shows as 0xaa.
+  std::vector<uint8_t> poison(scaleBytes, 0xaa);
+  memory.copyToDevice(dScales, poison.data(), poison.size());
   LaunchConfig config = options.launch;
   config.grid[0] = uint32_t(divideCeil(numBlocks, kQuantizeWorkgroupSize));
   config.grid[1] = config.grid[2] = 1;
@@ -188,11 +207,18 @@ emu::runQuantize(const CodeObject &object, const KernelInfo &kernel,
     return launched.takeError();
   QuantizeRunResult result;
   result.launch = std::move(*launched);
-  std::vector<uint8_t> codes(count), scales(numBlocks);
+  std::vector<uint8_t> codes(count), scales(scaleBytes);
   memory.copyFromDevice(codes.data(), dCodes, count);
-  memory.copyFromDevice(scales.data(), dScales, numBlocks);
+  memory.copyFromDevice(scales.data(), dScales, scaleBytes);
+  const bool native = options.scaleLayout != contract::ScaleLayout::RowMajor;
   auto note = [&](StringRef what, uint64_t i, uint8_t got, uint8_t want) {
-    if (result.firstMismatches.size() < 8)
+    if (result.firstMismatches.size() < 8 && what == "scales" && native)
+      result.firstMismatches.push_back(
+          ("scale byte " + Twine(i) + " (" +
+           contract::scaleLayoutName(options.scaleLayout) + "): got 0x" +
+           utohexstr(got) + ", expected 0x" + utohexstr(want))
+              .str());
+    else if (result.firstMismatches.size() < 8)
       result.firstMismatches.push_back(
           (what + "[" +
            Twine(i / (what == "codes" ? options.k : options.k / block)) + "][" +
@@ -205,12 +231,12 @@ emu::runQuantize(const CodeObject &object, const KernelInfo &kernel,
       ++result.codeMismatches;
       note("codes", i, codes[i], expected.data[i]);
     }
-  for (uint64_t i = 0; i < numBlocks; ++i)
-    if (scales[i] != expected.scales[i]) {
+  for (uint64_t i = 0; i < scaleBytes; ++i)
+    if (scales[i] != wantScales[i]) {
       ++result.scaleMismatches;
-      note("scales", i, scales[i], expected.scales[i]);
+      note("scales", i, scales[i], wantScales[i]);
     }
   result.comparedCodes = count;
-  result.comparedScales = numBlocks;
+  result.comparedScales = scaleBytes;
   return result;
 }

@@ -1,7 +1,8 @@
 //===- Quantize.cpp - mxgemm_quantize: MX quantization on the device ------===//
 //
-// The six embedded quantize kernels (cmake/MXGemmQuantizeKernels.cmake),
-// one per (input type, format), each checked once per process against its
+// The eighteen embedded quantize kernels (cmake/MXGemmQuantizeKernels.cmake),
+// one per (input type, format, scale layout), each checked once per process
+// against its
 // descriptor (schema and ABI, SHA-256, AMDGPU ELF defining the kernel) and
 // loaded into a context's device on the first mxgemm_quantize there. The
 // arguments are checked before anything touches HIP.
@@ -11,6 +12,7 @@
 #include "DataKernels.h"
 
 #include "mxgemm/Contract/QuantizeDescriptor.h"
+#include "mxgemm/Contract/ScaleLayout.h"
 
 #include <array>
 #include <climits>
@@ -46,14 +48,21 @@ const char *formatName(mxgemm_dtype t) {
                                   : nullptr;
 }
 
-/// Index of (in, format) in the kernel table: in-major, e4m3 first.
-size_t kernelIndex(mxgemm_dtype in, mxgemm_dtype format) {
+constexpr mxgemm_scale_layout kLayouts[] = {MXGEMM_SCALES_ROW_MAJOR,
+                                            MXGEMM_SCALES_MFMA_16X16X128,
+                                            MXGEMM_SCALES_MFMA_32X32X64};
+
+/// Index of (in, format, layout) in the kernel table: in-major, e4m3 first,
+/// row-major first.
+size_t kernelIndex(mxgemm_dtype in, mxgemm_dtype format,
+                   mxgemm_scale_layout layout) {
   const size_t i = in == MXGEMM_DTYPE_BF16 ? 0 : in == MXGEMM_DTYPE_F16 ? 1 : 2;
-  return i * 2 + (format == MXGEMM_DTYPE_E5M2 ? 1 : 0);
+  return (i * 2 + (format == MXGEMM_DTYPE_E5M2 ? 1 : 0)) * std::size(kLayouts) +
+         size_t(layout);
 }
 
 std::string check(QuantizeKernel &k, const std::string &name, const char *in,
-                  const char *format) {
+                  const char *format, mxgemm_scale_layout layout) {
   auto file = [](const std::string &n) {
     return findEmbeddedFile(quantize::kEmbeddedFiles,
                             quantize::kEmbeddedFileCount, n);
@@ -66,26 +75,33 @@ std::string check(QuantizeKernel &k, const std::string &name, const char *in,
   contract::QuantizeDescriptor &d = k.descriptor;
   if (contract::ErrorMessage e = contract::QuantizeDescriptor::parse(text, d))
     return *e;
-  if (d.inType != in || d.format != format)
+  if (d.inType != in || d.format != format ||
+      d.scaleLayout != contract::ScaleLayout(layout))
     return "the descriptor describes " + d.kernel + " (" + d.inType + " -> " +
-           d.format + ")";
+           d.format + ", " +
+           std::string(contract::scaleLayoutName(d.scaleLayout)) + " scales)";
   return checkDataKernel(code, d, name, k);
 }
 
-/// The six kernels, checked once per process.
+/// The eighteen kernels, checked once per process.
 const std::array<QuantizeKernel, Context::kQuantizeKernels> &kernels() {
   static const auto table = [] {
     std::array<QuantizeKernel, Context::kQuantizeKernels> t;
     for (mxgemm_dtype in :
          {MXGEMM_DTYPE_BF16, MXGEMM_DTYPE_F16, MXGEMM_DTYPE_F32})
-      for (mxgemm_dtype format : {MXGEMM_DTYPE_E4M3, MXGEMM_DTYPE_E5M2}) {
-        QuantizeKernel &k = t[kernelIndex(in, format)];
-        const std::string name = std::string("mxgemm_quantize_") +
-                                 inTypeName(in) + "_" + formatName(format);
-        std::string why = check(k, name, inTypeName(in), formatName(format));
-        if (!why.empty())
-          k.error = "embedded quantize kernel " + name + ": " + why;
-      }
+      for (mxgemm_dtype format : {MXGEMM_DTYPE_E4M3, MXGEMM_DTYPE_E5M2})
+        for (mxgemm_scale_layout layout : kLayouts) {
+          QuantizeKernel &k = t[kernelIndex(in, format, layout)];
+          std::string name = std::string("mxgemm_quantize_") + inTypeName(in) +
+                             "_" + formatName(format);
+          if (layout != MXGEMM_SCALES_ROW_MAJOR)
+            name += "_" + std::string(contract::scaleLayoutName(
+                              contract::ScaleLayout(layout)));
+          std::string why =
+              check(k, name, inTypeName(in), formatName(format), layout);
+          if (!why.empty())
+            k.error = "embedded quantize kernel " + name + ": " + why;
+        }
     return t;
   }();
   return table;
@@ -106,8 +122,9 @@ void loadModules(Context &ctx) {
 }
 
 /// The argument rules (nothing touches HIP): the grid into `workgroups`.
-mxgemm_status checkArguments(mxgemm_dtype in, mxgemm_dtype format, int64_t m,
-                             int64_t k, const void *input, int64_t ldInput,
+mxgemm_status checkArguments(mxgemm_dtype in, mxgemm_dtype format,
+                             mxgemm_scale_layout layout, int64_t m, int64_t k,
+                             const void *input, int64_t ldInput,
                              const void *codes, const void *scales,
                              uint32_t &workgroups, std::string &why) {
   if (!inTypeName(in)) {
@@ -118,6 +135,11 @@ mxgemm_status checkArguments(mxgemm_dtype in, mxgemm_dtype format, int64_t m,
   if (!formatName(format)) {
     why = "format " + std::to_string(int(format)) +
           " is not MXGEMM_DTYPE_E4M3 or MXGEMM_DTYPE_E5M2";
+    return MXGEMM_STATUS_INVALID_ARGUMENT;
+  }
+  if (!validScaleLayout(layout)) {
+    why = "scale_layout " + std::to_string(int(layout)) +
+          " is not a value of mxgemm_scale_layout";
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
   // M and K are i32 kernel arguments.
@@ -149,7 +171,9 @@ mxgemm_status checkArguments(mxgemm_dtype in, mxgemm_dtype format, int64_t m,
       __builtin_mul_overflow(inputElements, elementBytes, &inputBytes) ||
       __builtin_mul_overflow(m, k, &elements) ||
       uint64_t(inputBytes) > uint64_t(SIZE_MAX) ||
-      uint64_t(elements) > uint64_t(SIZE_MAX)) {
+      uint64_t(elements) > uint64_t(SIZE_MAX) ||
+      !contract::scaleTensorBytes(contract::ScaleLayout(layout), m,
+                                  k / kBlock)) {
     why = "the sizes of M = " + std::to_string(m) +
           ", K = " + std::to_string(k) + " overflow";
     return MXGEMM_STATUS_INVALID_ARGUMENT;
@@ -167,47 +191,50 @@ mxgemm_status checkArguments(mxgemm_dtype in, mxgemm_dtype format, int64_t m,
   return MXGEMM_STATUS_OK;
 }
 
-} // namespace
-
-extern "C" mxgemm_status
-mxgemm_quantize(mxgemm_context *context, mxgemm_dtype in_type,
-                mxgemm_dtype format, int64_t m, int64_t k, const void *input,
-                int64_t ld_input, void *codes, void *scales, void *stream) {
+/// mxgemm_quantize and mxgemm_quantize_to_layout (`api` names the one
+/// called in messages).
+mxgemm_status quantizeWith(const char *api, mxgemm_context *context,
+                           mxgemm_dtype in_type, mxgemm_dtype format,
+                           mxgemm_scale_layout layout, int64_t m, int64_t k,
+                           const void *input, int64_t ld_input, void *codes,
+                           void *scales, void *stream) {
   Context *ctx = resolveContext(context);
   if (!ctx)
     return MXGEMM_STATUS_INVALID_ARGUMENT;
+  const std::string prefix = std::string(api) + ": ";
   return guarded([&] {
     if (ctx->injectInternal)
       throw std::logic_error("injected internal error (MXGEMM_RUNTIME_FAULT)");
     uint32_t workgroups = 0;
     std::string why;
-    if (mxgemm_status s = checkArguments(in_type, format, m, k, input, ld_input,
-                                         codes, scales, workgroups, why))
-      return fail(s, "mxgemm_quantize: " + why);
-    const QuantizeKernel &kernel = kernels()[kernelIndex(in_type, format)];
+    if (mxgemm_status s =
+            checkArguments(in_type, format, layout, m, k, input, ld_input,
+                           codes, scales, workgroups, why))
+      return fail(s, prefix + why);
+    const size_t index = kernelIndex(in_type, format, layout);
+    const QuantizeKernel &kernel = kernels()[index];
     if (!kernel.error.empty())
-      return fail(MXGEMM_STATUS_INTERNAL, "mxgemm_quantize: " + kernel.error);
+      return fail(MXGEMM_STATUS_INTERNAL, prefix + kernel.error);
     if (ld_input != 0 && ld_input != k)
       return fail(MXGEMM_STATUS_NOT_ELIGIBLE,
-                  "mxgemm_quantize: ld_input (" + std::to_string(ld_input) +
+                  prefix + "ld_input (" + std::to_string(ld_input) +
                       ") is not K (" + std::to_string(k) +
                       "): the kernels read contiguous rows");
     mxgemm_reason reason;
     char message[kMessageBytes];
     MessageBuilder msg(message, sizeof(message));
     if (mxgemm_status s = checkDevice(*ctx, reason, msg))
-      return fail(s, std::string("mxgemm_quantize: ") + message);
+      return fail(s, prefix + message);
     if (reinterpret_cast<uintptr_t>(input) % 16 ||
         reinterpret_cast<uintptr_t>(codes) % 16)
       return fail(MXGEMM_STATUS_NOT_ELIGIBLE,
-                  "mxgemm_quantize: input and codes must be 16-byte aligned");
+                  prefix + "input and codes must be 16-byte aligned");
     loadModules(*ctx);
-    const EmbeddedModule &module =
-        ctx->quantizeModules[kernelIndex(in_type, format)];
+    const EmbeddedModule &module = ctx->quantizeModules[index];
     if (!module.error.empty())
       return fail(ctx->options.strict ? MXGEMM_STATUS_HIP_ERROR
                                       : MXGEMM_STATUS_NOT_ELIGIBLE,
-                  "mxgemm_quantize: " + module.error);
+                  prefix + module.error);
     using QD = contract::QuantizeDescriptor;
     alignas(16) unsigned char args[256] = {};
     const uint64_t pointers[] = {reinterpret_cast<uintptr_t>(input),
@@ -221,9 +248,29 @@ mxgemm_quantize(mxgemm_context *context, mxgemm_dtype in_type,
     std::memcpy(args + QD::kKOffset, &k32, 4);
     if (ctx->options.dry_run)
       return MXGEMM_STATUS_OK;
-    return launchDataKernel(*ctx, "mxgemm_quantize: hipModuleLaunchKernel",
+    return launchDataKernel(*ctx, (prefix + "hipModuleLaunchKernel").c_str(),
                             module, workgroups, uint32_t(QD::kWorkgroupSize),
                             args, size_t(kernel.descriptor.kernargSegmentBytes),
                             stream);
   });
+}
+
+} // namespace
+
+extern "C" mxgemm_status
+mxgemm_quantize(mxgemm_context *context, mxgemm_dtype in_type,
+                mxgemm_dtype format, int64_t m, int64_t k, const void *input,
+                int64_t ld_input, void *codes, void *scales, void *stream) {
+  return quantizeWith("mxgemm_quantize", context, in_type, format,
+                      MXGEMM_SCALES_ROW_MAJOR, m, k, input, ld_input, codes,
+                      scales, stream);
+}
+
+extern "C" mxgemm_status mxgemm_quantize_to_layout(
+    mxgemm_context *context, mxgemm_dtype in_type, mxgemm_dtype format,
+    mxgemm_scale_layout scale_layout, int64_t m, int64_t k, const void *input,
+    int64_t ld_input, void *codes, void *scales, void *stream) {
+  return quantizeWith("mxgemm_quantize_to_layout", context, in_type, format,
+                      scale_layout, m, k, input, ld_input, codes, scales,
+                      stream);
 }

@@ -198,7 +198,7 @@ struct Context {
 
   /// mxgemm_quantize (Quantize.cpp): the modules of the embedded quantize
   /// kernels, loaded on the first call.
-  static constexpr size_t kQuantizeKernels = 6;
+  static constexpr size_t kQuantizeKernels = 18;
   std::once_flag quantizeOnce;
   EmbeddedModule quantizeModules[kQuantizeKernels];
   /// mxgemm_pack_weights (PackWeights.cpp): the modules of the embedded

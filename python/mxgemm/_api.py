@@ -837,10 +837,15 @@ _QUANTIZE_FORMATS = ("e4m3", "e5m2")
 
 
 def quantize_device(x, fmt="e4m3", in_type=None, codes=None, scales=None,
-                    stream=None, ctx=None):
+                    stream=None, ctx=None, scale_layout="row_major"):
     """MX quantization by the runtime's device kernel (mxgemm_quantize):
     x [M, K] (K % 32 == 0) -> (codes uint8 [M, K] in `fmt`, scales uint8
     E8M0 [M, K/32]), byte for byte the C++ quantizer (quantize_mx).
+    With `scale_layout` "mfma_16x16x128" or "mfma_32x32x64" the scales are
+    written in that MFMA-native layout (mxgemm_quantize_to_layout): a flat
+    uint8 array of scale_bytes(scale_layout, M, K) bytes, byte for byte
+    preshuffle_scales of quantize_mx's scales, for a kernel that reads its X
+    scales in that layout.
 
     Host arrays: float32 or float16 NumPy arrays (in_type from the dtype),
     or BF16 bits as uint16/int16 with in_type="bf16"; x is copied to the
@@ -854,6 +859,13 @@ def quantize_device(x, fmt="e4m3", in_type=None, codes=None, scales=None,
     """
     c = _context(ctx)
     fmt_code = _enum(_rt.DTYPES, fmt, "fmt")
+    layout = _enum(_rt.SCALE_LAYOUTS, scale_layout, "scale_layout")
+
+    def launch(m, k, d_in, d_codes, d_scales):
+        c._check(c._lib.mxgemm_quantize_to_layout(
+            c._handle, _rt.DTYPES[in_type], fmt_code, layout, m, k, d_in, 0,
+            d_codes, d_scales, stream))
+
     if fmt not in _QUANTIZE_FORMATS:
         raise InvalidArgument("INVALID_ARGUMENT", f"fmt must be one of "
                               f"{list(_QUANTIZE_FORMATS)}, got {fmt!r}")
@@ -871,10 +883,12 @@ def quantize_device(x, fmt="e4m3", in_type=None, codes=None, scales=None,
             raise InvalidArgument("INVALID_ARGUMENT", f"K = {k} is not a "
                                   f"multiple of 32")
         _device_shape("codes", codes, 1, (m, k))
-        _device_shape("scales", scales, 1, (m, k // 32))
-        c._check(c._lib.mxgemm_quantize(
-            c._handle, _rt.DTYPES[in_type], fmt_code, m, k, _device_ptr(x),
-            0, _device_ptr(codes), _device_ptr(scales), stream))
+        if layout:
+            _native_scales_device("scales", scales,
+                                  scale_bytes(scale_layout, m, k))
+        else:
+            _device_shape("scales", scales, 1, (m, k // 32))
+        launch(m, k, _device_ptr(x), _device_ptr(codes), _device_ptr(scales))
         return codes, scales
     a = np.asarray(x)
     if a.ndim != 2:
@@ -894,7 +908,8 @@ def quantize_device(x, fmt="e4m3", in_type=None, codes=None, scales=None,
         raise InvalidArgument("INVALID_ARGUMENT", f"x is {m} x {k}: M and K "
                               f"must be positive and K a multiple of 32")
     codes = np.empty((m, k), np.uint8)
-    scales = np.empty((m, k // 32), np.uint8)
+    scales = np.empty(scale_bytes(scale_layout, m, k), np.uint8) if layout \
+        else np.empty((m, k // 32), np.uint8)
     try:  # no device memory without HIP: the caller's path quantizes
         c.device_info()
     except HipError as e:
@@ -904,9 +919,7 @@ def quantize_device(x, fmt="e4m3", in_type=None, codes=None, scales=None,
     d_codes = d_scales = None
     try:
         d_codes, d_scales = c.alloc(codes.nbytes), c.alloc(scales.nbytes)
-        c._check(c._lib.mxgemm_quantize(
-            c._handle, _rt.DTYPES[in_type], fmt_code, m, k, d_in, 0, d_codes,
-            d_scales, stream))
+        launch(m, k, d_in, d_codes, d_scales)
         c.synchronize(stream)
         c.to_host(d_codes, codes)
         c.to_host(d_scales, scales)

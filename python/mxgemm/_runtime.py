@@ -154,6 +154,10 @@ def _signatures():
         # (context, in_type, format, M, K, input, ld_input, codes, scales,
         # stream).
         "mxgemm_quantize": (I, [V, I, I, I64, I64, V, I64, V, V, V]),
+        # (context, in_type, format, scale_layout, M, K, input, ld_input,
+        # codes, scales, stream).
+        "mxgemm_quantize_to_layout": (I, [V, I, I, I, I64, I64, V, I64, V, V,
+                                          V]),
         "mxgemm_kernel_count": (S, []),
         "mxgemm_kernel_get": (I, [S, P(KernelInfo)]),
         "mxgemm_kernel_code_object": (I, [S, P(V), P(S)]),

@@ -1,9 +1,9 @@
 """Scales in MFMA-native layouts through the runtime (mxgemm_scale_bytes,
-mxgemm_pack_scales, the problem's and plan's x_scale_layout /
-w_scale_layout): a kernel compiled to read them, served from a loaded
-library and loaded on its own, runs bit-exact with scales the runtime
-packed; a problem whose scales are in another layout than its kernel's is
-NOT_ELIGIBLE with reason SCALE_LAYOUT."""
+mxgemm_pack_scales, mxgemm_quantize_to_layout, the problem's and plan's
+x_scale_layout / w_scale_layout): a kernel compiled to read them, served
+from a loaded library and loaded on its own, runs bit-exact with scales the
+runtime packed or its quantizer wrote; a problem whose scales are in another
+layout than its kernel's is NOT_ELIGIBLE with reason SCALE_LAYOUT."""
 
 import os
 
@@ -150,3 +150,40 @@ def test_loaded_kernel_takes_its_layouts_from_the_descriptor(ctx,
             ctx.free(p)
         k.unload()
     _check(plan, m, x, xs, w, ws, y, [0, 1])
+
+
+@pytest.mark.parametrize("layout", ["mfma_16x16x128", "mfma_32x32x64"])
+def test_quantizer_writes_native_scales(ctx, layout):
+    """mxgemm_quantize_to_layout: the codes of quantize_mx and its scales
+    preshuffled, padding included (M = 45, K = 416: partial row groups and
+    chunks)."""
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((45, 416)) *
+         np.exp2(rng.integers(-20, 20, (45, 1)))).astype(np.float32)
+    codes, scales = mxgemm.quantize_device(x, "e4m3", ctx=ctx,
+                                           scale_layout=layout)
+    want_codes, want_scales = mxgemm.quantize_mx(x, "e4m3")
+    assert np.array_equal(codes, want_codes)
+    assert scales.nbytes == mxgemm.scale_bytes(layout, 45, 416)
+    assert np.array_equal(scales, np.ravel(
+        mxgemm.preshuffle_scales(want_scales, layout)))
+    with pytest.raises(mxgemm.InvalidArgument, match="scale_layout"):
+        mxgemm.quantize_device(x, "e4m3", ctx=ctx, scale_layout="tiled")
+
+
+def test_quantized_activations_feed_the_native_kernel(native_ctx):
+    """End to end as an engine would run it: activations quantized straight
+    into the kernel's X-scale layout, weight scales packed once."""
+    c, m = native_ctx, 77
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((m, K)).astype(np.float32)
+    xq, xs_native = mxgemm.quantize_device(x, "e4m3", ctx=c,
+                                           scale_layout=LAYOUT)
+    _, xs = mxgemm.quantize_mx(x, "e4m3")
+    w, ws = mxgemm.random_mx(12, N, K, granularity="per_row")
+    plan = mxgemm.plan(m, N, K, w_scale="per_row", ctx=c,
+                       x_scale_layout=LAYOUT, w_scale_layout=LAYOUT)
+    y = mxgemm.gemm(xq, xs_native, w, mxgemm.pack_scales(ws, LAYOUT, ctx=c),
+                    w_scale="per_row", ctx=c, workgroups=[0, 1],
+                    x_scale_layout=LAYOUT, w_scale_layout=LAYOUT)
+    _check(plan, m, xq, xs, w, ws, y, [0, 1])

@@ -113,6 +113,12 @@ static cl::opt<std::string> quantFormat("format", cl::desc("e4m3 or e5m2"),
                                         cl::cat(category));
 static cl::opt<std::string> quantSeed("seed", cl::desc("random seed"),
                                       cl::sub(quantizeCmd), cl::cat(category));
+static cl::opt<std::string>
+    quantScaleLayout("scale-layout",
+                     cl::desc("the layout the kernel writes the scales in: "
+                              "row_major, mfma_16x16x128 or mfma_32x32x64"),
+                     cl::init("row_major"), cl::sub(quantizeCmd),
+                     cl::cat(category));
 static cl::opt<std::string> m("m", cl::desc("rows of X and Y (1 to 2^31-1)"),
                               cl::value_desc("M"), GEMM_SUBS,
                               cl::cat(category));
@@ -381,6 +387,12 @@ static int quantizeMode(const CodeObject &co) {
     return fail(ExitUsage, "--format takes e4m3 or e5m2, got " + quantFormat);
   options.format = quantFormat == "e4m3" ? numerics::FP8Format::E4M3
                                          : numerics::FP8Format::E5M2;
+  auto layout = contract::parseScaleLayout(quantScaleLayout);
+  if (!layout)
+    return fail(ExitUsage, "--scale-layout takes row_major, mfma_16x16x128 "
+                           "or mfma_32x32x64, got " +
+                               quantScaleLayout);
+  options.scaleLayout = *layout;
   if (quantSeed.getNumOccurrences()) {
     auto v = parseUnsignedValue(quantSeed, UINT64_MAX, "--seed");
     if (!v)

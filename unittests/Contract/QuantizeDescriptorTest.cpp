@@ -46,6 +46,14 @@ TEST(QuantizeDescriptor, ParsesWhatTheCompilerWrites) {
   EXPECT_EQ(d.chip, "gfx950");
   EXPECT_EQ(d.kernargSegmentBytes, 32);
   EXPECT_EQ(d.vgprCount, 156);
+  EXPECT_EQ(d.scaleLayout, ScaleLayout::RowMajor);
+  for (auto [name, layout] :
+       {std::pair{"mfma_16x16x128", ScaleLayout::Mfma16x16x128},
+        std::pair{"mfma_32x32x64", ScaleLayout::Mfma32x32x64}}) {
+    ASSERT_FALSE(QuantizeDescriptor::parse(
+        replaced("\"row_major\"", std::string("\"") + name + "\""), d));
+    EXPECT_EQ(d.scaleLayout, layout) << name;
+  }
 }
 
 TEST(QuantizeDescriptor, RefusesWhatTheRuntimeCannotLaunch) {
@@ -56,6 +64,9 @@ TEST(QuantizeDescriptor, RefusesWhatTheRuntimeCannotLaunch) {
       {replaced("\"version\": 1", "\"version\": 2"), "version 2"},
       {replaced("\"in_type\": \"bf16\"", "\"in_type\": \"f64\""), "in_type"},
       {replaced("\"format\": \"e4m3\"", "\"format\": \"e2m1\""), "format"},
+      {replaced("\"row_major\"", "\"tiled\""),
+       "scale_layout 'tiled' is not row_major, mfma_16x16x128 or "
+       "mfma_32x32x64"},
       {replaced("\"scales\", \"m\"", "\"m\", \"scales\""), "arguments"},
       {replaced("\"workgroup_size\": 256", "\"workgroup_size\": 128"),
        "workgroup_size"},

@@ -10,6 +10,8 @@
 
 #include "FacadeTestUtil.h"
 
+#include "mxgemm/Contract/ScaleLayout.h"
+
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -93,21 +95,37 @@ void makeInput(const InputType &t, int64_t m, int64_t k, uint64_t seed,
 /// Quantizes on the facade and compares with the reference; returns the
 /// number of mismatching bytes.
 size_t runAndCompare(mxgemm_context *ctx, const InputType &t,
-                     mxgemm_dtype format, int64_t m, int64_t k, uint64_t seed) {
+                     mxgemm_dtype format, int64_t m, int64_t k, uint64_t seed,
+                     mxgemm_scale_layout layout = MXGEMM_SCALES_ROW_MAJOR) {
   std::vector<float> values;
   std::vector<uint8_t> bytes;
   makeInput(t, m, k, seed, values, bytes);
   const nx::FP8Format fmt =
       format == MXGEMM_DTYPE_E4M3 ? nx::FP8Format::E4M3 : nx::FP8Format::E5M2;
   nx::MXMatrix want = nx::quantizeMX(values.data(), m, k, fmt);
+  // An MFMA-native layout: the reference's scales rewritten by the contract,
+  // padding 127 (the buffer starts as 0xa5).
+  size_t scaleBytes = 0;
+  EXPECT_EQ(mxgemm_scale_bytes(layout, m, k, &scaleBytes), MXGEMM_STATUS_OK);
+  if (layout != MXGEMM_SCALES_ROW_MAJOR) {
+    std::vector<uint8_t> native(scaleBytes);
+    EXPECT_TRUE(contract::preshuffleScales(
+        contract::ScaleLayout(layout), want.scales.data(), m, k / 32, k / 32,
+        native.data(), native.size()));
+    want.scales = std::move(native);
+  }
   DeviceBuffer in(ctx, bytes), codes(ctx, size_t(m * k)),
-      scales(ctx, size_t(m * k / 32));
+      scales(ctx, scaleBytes);
   EXPECT_EQ(mxgemm_device_memset(ctx, codes.ptr, 0xa5, codes.bytes),
             MXGEMM_STATUS_OK);
   EXPECT_EQ(mxgemm_device_memset(ctx, scales.ptr, 0xa5, scales.bytes),
             MXGEMM_STATUS_OK);
-  EXPECT_EQ(mxgemm_quantize(ctx, t.dtype, format, m, k, in.ptr, 0, codes.ptr,
-                            scales.ptr, nullptr),
+  EXPECT_EQ(layout == MXGEMM_SCALES_ROW_MAJOR
+                ? mxgemm_quantize(ctx, t.dtype, format, m, k, in.ptr, 0,
+                                  codes.ptr, scales.ptr, nullptr)
+                : mxgemm_quantize_to_layout(ctx, t.dtype, format, layout, m, k,
+                                            in.ptr, 0, codes.ptr, scales.ptr,
+                                            nullptr),
             MXGEMM_STATUS_OK)
       << mxgemm_last_error();
   EXPECT_EQ(mxgemm_synchronize(ctx, nullptr), MXGEMM_STATUS_OK);
@@ -142,6 +160,34 @@ TEST(RuntimeQuantize, MatchesTheReferenceForEveryTypeFormatAndShape) {
           EXPECT_EQ(runAndCompare(g.ctx, *t, format, m, k, seed++), 0u)
               << t->name << " -> " << format << " at M = " << m
               << ", K = " << k;
+}
+
+TEST(RuntimeQuantize, WritesMfmaNativeScaleLayouts) {
+  REQUIRE_FACADE();
+  Context g;
+  uint64_t seed = 100;
+  // Partial row groups (M = 7, 333) and chunks (K = 992: 31 blocks).
+  for (mxgemm_scale_layout layout :
+       {MXGEMM_SCALES_MFMA_16X16X128, MXGEMM_SCALES_MFMA_32X32X64})
+    for (const InputType *t : {&kBF16, &kF32})
+      for (int64_t m : {1, 7, 333})
+        for (int64_t k : {32, 992})
+          EXPECT_EQ(
+              runAndCompare(g.ctx, *t, MXGEMM_DTYPE_E4M3, m, k, seed++, layout),
+              0u)
+              << t->name << " in layout " << int(layout) << " at M = " << m
+              << ", K = " << k;
+  // The row-major call and a bad layout value.
+  DeviceBuffer in(g.ctx, 64 * 4), codes(g.ctx, 64), scales(g.ctx, 256);
+  EXPECT_EQ(mxgemm_quantize_to_layout(g.ctx, MXGEMM_DTYPE_F32,
+                                      MXGEMM_DTYPE_E4M3, mxgemm_scale_layout(3),
+                                      1, 64, in.ptr, 0, codes.ptr, scales.ptr,
+                                      nullptr),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(mxgemm_last_error())
+                .find("mxgemm_quantize_to_layout: scale_layout 3"),
+            std::string::npos)
+      << mxgemm_last_error();
 }
 
 TEST(RuntimeQuantize, TheCheckCanFail) {

@@ -16,6 +16,7 @@
 
 #include "mxgemm/Contract/DataKernelDescriptor.h"
 #include "mxgemm/Contract/KernelConfig.h"
+#include "mxgemm/Contract/ScaleLayout.h"
 
 #include <cstdint>
 #include <string>
@@ -32,6 +33,8 @@ struct QuantizeDescriptor : DataKernelDescriptor {
 
   /// "bf16", "f16" or "f32"; "e4m3" or "e5m2".
   std::string inType, format;
+  /// The layout the kernel writes the scales in (ScaleLayout.h).
+  ScaleLayout scaleLayout = ScaleLayout::RowMajor;
   int64_t blocksPerWorkgroup = 0;
 
   /// Parses and checks `text`: every field present and of its type, no

@@ -11,6 +11,7 @@
 #ifndef MXGEMM_EMULATOR_QUANTIZERUN_H
 #define MXGEMM_EMULATOR_QUANTIZERUN_H
 
+#include "mxgemm/Contract/ScaleLayout.h"
 #include "mxgemm/Emulator/Emulator.h"
 #include "mxgemm/Numerics/MXNumerics.h"
 
@@ -33,6 +34,9 @@ struct QuantizeRunOptions {
   QuantizeInput input = QuantizeInput::BF16;
   numerics::FP8Format format = numerics::FP8Format::E4M3;
   uint64_t seed = 1;
+  /// The layout the kernel writes the scales in; an MFMA-native one is
+  /// checked byte for byte, its padding (127) included.
+  contract::ScaleLayout scaleLayout = contract::ScaleLayout::RowMajor;
   /// Threads, checks, ... (grid, workgroup and arguments are set here).
   LaunchConfig launch;
 };

@@ -142,7 +142,8 @@ typedef enum mxgemm_weight_layout {
    writes. The MFMA-native layouts are what kernels compiled with
    x_scale_layout / w_scale_layout read: 256-byte chunks of R rows x 4 K
    steps, four scale blocks of a lane in one dword, rows padded to a
-   multiple of R with 127 (1.0); mxgemm_pack_scales (device) and
+   multiple of R with 127 (1.0); mxgemm_quantize_to_layout (activations),
+   mxgemm_pack_scales (device) and
    mxgemm_preshuffle_scales (numerics library, host) make them, and
    include/mxgemm/Contract/ScaleLayout.h defines them. Stable values. */
 typedef enum mxgemm_scale_layout {
@@ -341,7 +342,8 @@ MXGEMM_API mxgemm_status mxgemm_scale_bytes(mxgemm_scale_layout layout,
    mxgemm_pack_weights, then pass `packed` as tensors.ws with
    problem.w_scale_layout = `layout`. A one-time preparation, not a
    per-call step: it synchronizes `stream` and copies through host memory
-   (no device kernel does this yet). INVALID_ARGUMENT for a bad context,
+   (activation scales come in the layout from mxgemm_quantize_to_layout).
+   INVALID_ARGUMENT for a bad context,
    layout, rows or K (as mxgemm_scale_bytes) or a NULL pointer;
    NOT_ELIGIBLE if HIP is unavailable (HIP_ERROR in strict mode);
    HIP_ERROR if a copy fails. Nothing is written when it fails. */
@@ -379,6 +381,17 @@ MXGEMM_API mxgemm_status mxgemm_quantize(mxgemm_context *context,
                                          int64_t k, const void *input,
                                          int64_t ld_input, void *codes,
                                          void *scales, void *stream);
+/* mxgemm_quantize with the scales written in `scale_layout`: ROW_MAJOR is
+   mxgemm_quantize; an MFMA-native layout writes `scales` as
+   mxgemm_scale_bytes(scale_layout, m, k) bytes, the padding 127, for a
+   kernel that reads its X scales in that layout (no separate packing
+   step). One embedded kernel per (in_type, format, layout); the same rules
+   and statuses as mxgemm_quantize, plus INVALID_ARGUMENT for a bad layout
+   value. */
+MXGEMM_API mxgemm_status mxgemm_quantize_to_layout(
+    mxgemm_context *context, mxgemm_dtype in_type, mxgemm_dtype format,
+    mxgemm_scale_layout scale_layout, int64_t m, int64_t k, const void *input,
+    int64_t ld_input, void *codes, void *scales, void *stream);
 
 /* Tuning data loaded at run time.
 

@@ -69,3 +69,36 @@ func.func @strided(%x: memref<4x64xbf16, strided<[128, 1]>>,
       : memref<4x64xbf16, strided<[128, 1]>> into memref<4x64xf8E4M3FN>, memref<4x2xf8E8M0FNU>
   return
 }
+
+// -----
+
+func.func @native_rank(%x: memref<4x64xbf16>, %c: memref<4x64xf8E4M3FN>,
+                       %s: memref<4x2xf8E8M0FNU>) {
+  // expected-error @+1 {{scales in mfma_16x16x128 must be a flat byte tensor (rank 1), got 'memref<4x2xf8E8M0FNU>'}}
+  mxgemm.quantize %x into %c, %s
+      {scale_layout = #mxgemm.scale_layout<mfma_16x16x128>}
+      : memref<4x64xbf16> into memref<4x64xf8E4M3FN>, memref<4x2xf8E8M0FNU>
+  return
+}
+
+// -----
+
+// 4 rows of K = 64: one row group of 16 and one chunk, 256 bytes.
+func.func @native_size(%x: memref<4x64xbf16>, %c: memref<4x64xf8E4M3FN>,
+                       %s: memref<8xf8E8M0FNU>) {
+  // expected-error @+1 {{scales in mfma_16x16x128 must hold 256 bytes for 'memref<4x64xbf16>', got 'memref<8xf8E8M0FNU>'}}
+  mxgemm.quantize %x into %c, %s
+      {scale_layout = #mxgemm.scale_layout<mfma_16x16x128>}
+      : memref<4x64xbf16> into memref<4x64xf8E4M3FN>, memref<8xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @row_major_flat(%x: memref<4x64xbf16>, %c: memref<4x64xf8E4M3FN>,
+                          %s: memref<8xf8E8M0FNU>) {
+  // expected-error @+1 {{row-major scales must be [M, K/32], got 'memref<8xf8E8M0FNU>'}}
+  mxgemm.quantize %x into %c, %s
+      : memref<4x64xbf16> into memref<4x64xf8E4M3FN>, memref<8xf8E8M0FNU>
+  return
+}

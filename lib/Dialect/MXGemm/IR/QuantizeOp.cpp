@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxgemm/Contract/ScaleLayout.h"
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 #include "mxgemm/Numerics/MXNumerics.h"
 
@@ -36,6 +37,30 @@ LogicalResult QuantizeOp::verify() {
   if (mismatch(m, codesTy.getDimSize(0)) || mismatch(k, codesTy.getDimSize(1)))
     return emitOpError() << "codes must have the input's shape [M, K], got "
                          << codesTy << " for " << inTy;
+  if (getScaleLayout() != ScaleLayout::RowMajor) {
+    // The flat bytes of the MFMA-native layout (contract/ScaleLayout.h).
+    if (scalesTy.getRank() != 1)
+      return emitOpError() << "scales in "
+                           << stringifyScaleLayout(getScaleLayout())
+                           << " must be a flat byte tensor (rank 1), got "
+                           << scalesTy;
+    if (ShapedType::isDynamic(m) || ShapedType::isDynamic(k) ||
+        scalesTy.isDynamicDim(0))
+      return success();
+    std::optional<uint64_t> bytes = contract::scaleTensorBytes(
+        contract::ScaleLayout(getScaleLayout()), m, k / block);
+    if (!bytes || int64_t(*bytes) != scalesTy.getDimSize(0))
+      return emitOpError() << "scales in "
+                           << stringifyScaleLayout(getScaleLayout())
+                           << " must hold "
+                           << (bytes ? std::to_string(*bytes)
+                                     : std::string("an overflowing count of"))
+                           << " bytes for " << inTy << ", got " << scalesTy;
+    return success();
+  }
+  if (scalesTy.getRank() != 2)
+    return emitOpError() << "row-major scales must be [M, K/32], got "
+                         << scalesTy;
   int64_t scaleCols = ShapedType::isDynamic(k) ? k : k / block;
   if (mismatch(m, scalesTy.getDimSize(0)) ||
       mismatch(codesTy.getDimSize(0), scalesTy.getDimSize(0)) ||

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxgemm/Contract/ScaleLayout.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/DataKernel.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 #include "mxgemm/Dialect/MXGemm/Transforms/Passes.h"
@@ -404,11 +405,12 @@ Value buildQuadMax(OpBuilder &b, Location loc, Value v) {
 /// One lane's share of a block: `values` are the kLanesPerBlock-th part of
 /// the block at element `offset` (lane q of the block's quad holds values
 /// 8q..8q+7). Writes their 8 codes at `codes[offset]` when `valid`, and
-/// the block's scale at `scales[block]` when `writesScale` (lane 0 of a
-/// valid quad).
+/// has `storeScale` write the block's scale byte (i8) when `writesScale`
+/// (lane 0 of a valid quad).
 void buildChunk(OpBuilder &b, Location loc, Value values, Value codes,
-                Value scales, Value offset, Value block, Value valid,
-                Value writesScale, const FP8Encoding &enc) {
+                Value offset, Value valid, Value writesScale,
+                llvm::function_ref<void(OpBuilder &, Value)> storeScale,
+                const FP8Encoding &enc) {
   auto inType = cast<VectorType>(values.getType());
   const int64_t n = inType.getNumElements();
   auto i32 = b.getI32Type();
@@ -573,13 +575,90 @@ void buildChunk(OpBuilder &b, Location loc, Value values, Value codes,
       arith::OrIOp::create(b, loc, branch.getResult(0), signs));
   vector::StoreOp::create(b, loc, codeBytes, codes, ValueRange{offset});
   b.setInsertionPointAfter(store);
-  auto storeScale =
+  auto storeIf =
       scf::IfOp::create(b, loc, writesScale, /*withElseRegion=*/false);
-  b.setInsertionPointToStart(storeScale.thenBlock());
-  memref::StoreOp::create(b, loc,
-                          arith::TruncIOp::create(b, loc, b.getI8Type(), scale),
-                          scales, ValueRange{block});
-  b.setInsertionPointAfter(storeScale);
+  b.setInsertionPointToStart(storeIf.thenBlock());
+  storeScale(b, arith::TruncIOp::create(b, loc, b.getI8Type(), scale));
+  b.setInsertionPointAfter(storeIf);
+}
+
+/// Stores the scale byte of the block `local` blocks after (rowStart,
+/// colStart) (the workgroup's first block, row-major) at its place in the
+/// MFMA-native `layout` (contract/ScaleLayout.h: chunks of R rows x 4G
+/// blocks, a lane's G-block steps in one dword). The blocks of the last row
+/// and the last column also write the padding beyond them (127, E8M0 1.0):
+/// rows up to a multiple of R, blocks up to whole chunks, so that nobody
+/// else must.
+void storeNativeScale(OpBuilder &b, Location loc, Value scales, Value byte,
+                      Value rowStart, Value colStart, Value local, Value m,
+                      Value kBlocks, contract::ScaleLayout layout) {
+  const int64_t rowGroup = contract::scaleLayoutRowGroup(layout);
+  const int64_t steps = contract::scaleLayoutBlocksPerStep(layout);
+  const int64_t chunkBlocks = 4 * steps;
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddIOp::create(b, loc, x, y);
+  };
+  auto mul = [&](Value x, Value y) -> Value {
+    return arith::MulIOp::create(b, loc, x, y);
+  };
+  auto div = [&](Value x, Value y) -> Value {
+    return arith::DivUIOp::create(b, loc, x, y);
+  };
+  auto rem = [&](Value x, Value y) -> Value {
+    return arith::RemUIOp::create(b, loc, x, y);
+  };
+  Value chunks = div(add(kBlocks, c(chunkBlocks - 1)), c(chunkBlocks));
+  auto offsetOf = [&](Value row, Value col) -> Value {
+    Value chunk =
+        add(mul(div(row, c(rowGroup)), chunks), div(col, c(chunkBlocks)));
+    Value lane =
+        add(mul(rem(col, c(steps)), c(rowGroup)), rem(row, c(rowGroup)));
+    return add(add(mul(chunk, c(contract::kScaleChunkBytes)), mul(lane, c(4))),
+               rem(div(col, c(steps)), c(4)));
+  };
+  // The row and column in 32 bits: colStart + local < kBlocks + 256 < 2^27
+  // (K < 2^31), so one 32-bit division per block, not a 64-bit one.
+  auto i32 = [&](Value v) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v);
+  };
+  Value t = i32(add(colStart, local)), kb32 = i32(kBlocks);
+  Value q = arith::DivUIOp::create(b, loc, t, kb32);
+  Value row =
+      add(rowStart, arith::IndexCastUIOp::create(b, loc, b.getIndexType(), q));
+  Value col = arith::IndexCastUIOp::create(
+      b, loc, b.getIndexType(),
+      arith::SubIOp::create(b, loc, t, arith::MulIOp::create(b, loc, q, kb32)));
+  Value lastRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, row,
+                                        arith::SubIOp::create(b, loc, m, c(1)));
+  Value lastCol =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, col,
+                            arith::SubIOp::create(b, loc, kBlocks, c(1)));
+  auto edge =
+      scf::IfOp::create(b, loc, arith::OrIOp::create(b, loc, lastRow, lastCol),
+                        /*withElseRegion=*/false);
+  b.setInsertionPointToStart(edge.thenBlock());
+  {
+    Value rowEnd = arith::SelectOp::create(
+        b, loc, lastRow,
+        mul(div(add(m, c(rowGroup - 1)), c(rowGroup)), c(rowGroup)),
+        add(row, c(1)));
+    Value colEnd = arith::SelectOp::create(
+        b, loc, lastCol, mul(chunks, c(chunkBlocks)), add(col, c(1)));
+    Value one = arith::ConstantIntOp::create(b, loc, 127, 8);
+    auto rows = scf::ForOp::create(b, loc, row, rowEnd, c(1));
+    b.setInsertionPointToStart(rows.getBody());
+    auto cols = scf::ForOp::create(b, loc, col, colEnd, c(1));
+    b.setInsertionPointToStart(cols.getBody());
+    memref::StoreOp::create(
+        b, loc, one, scales,
+        ValueRange{offsetOf(rows.getInductionVar(), cols.getInductionVar())});
+  }
+  b.setInsertionPointAfter(edge);
+  // After the padding loop, which also wrote this block's own place.
+  memref::StoreOp::create(b, loc, byte, scales, ValueRange{offsetOf(row, col)});
 }
 
 struct MXGemmLowerQuantizePass
@@ -631,11 +710,11 @@ struct MXGemmLowerQuantizePass
       return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), v);
     };
     // M * K / 32 blocks in 64-bit index arithmetic: M, K < 2^31.
-    Value numBlocks = arith::MulIOp::create(
-        b, loc, index(body.getArgument(3)),
-        arith::DivUIOp::create(
-            b, loc, index(body.getArgument(4)),
-            arith::ConstantIndexOp::create(b, loc, numerics::kMXBlockSize)));
+    Value rows = index(body.getArgument(3));
+    Value blocksPerRow = arith::DivUIOp::create(
+        b, loc, index(body.getArgument(4)),
+        arith::ConstantIndexOp::create(b, loc, numerics::kMXBlockSize));
+    Value numBlocks = arith::MulIOp::create(b, loc, rows, blocksPerRow);
     auto constIndex = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
@@ -650,6 +729,13 @@ struct MXGemmLowerQuantizePass
         constIndex(kBlocksPerWorkgroup));
     Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                       firstBlock, numBlocks);
+    // An MFMA-native layout needs the first block's row and column, once
+    // per workgroup (uniform).
+    Value rowStart, colStart;
+    if (op.getScaleLayout() != ScaleLayout::RowMajor) {
+      rowStart = arith::DivUIOp::create(b, loc, firstBlock, blocksPerRow);
+      colStart = arith::RemUIOp::create(b, loc, firstBlock, blocksPerRow);
+    }
     auto guard = scf::IfOp::create(b, loc, any, /*withElse=*/false);
     b.setInsertionPointToStart(guard.thenBlock());
     Value remaining = arith::IndexCastUIOp::create(
@@ -670,15 +756,14 @@ struct MXGemmLowerQuantizePass
     // All loads first, so that the four are in flight together. A lane past
     // the end loads (and converts) the last block again but stores nothing.
     auto valuesType = VectorType::get({kValuesPerLane}, inElem);
-    SmallVector<Value> values, offsets, blocks, valid;
+    SmallVector<Value> values, offsets, blocks, locals, valid;
     for (int64_t j = 0; j < kChunksPerLane; ++j) {
       Value local = arith::AddIOp::create(
           b, loc, quad, constI32(j * kQuantizeWorkgroupSize / kLanesPerBlock));
       valid.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                             local, remaining));
-      Value block = arith::AddIOp::create(
-          b, loc, firstBlock,
-          index(arith::MinUIOp::create(b, loc, local, lastLocal)));
+      locals.push_back(index(arith::MinUIOp::create(b, loc, local, lastLocal)));
+      Value block = arith::AddIOp::create(b, loc, firstBlock, locals.back());
       Value offset = arith::AddIOp::create(
           b, loc,
           arith::MulIOp::create(b, loc, block,
@@ -689,10 +774,21 @@ struct MXGemmLowerQuantizePass
       values.push_back(vector::LoadOp::create(b, loc, valuesType, input,
                                               ValueRange{offset}));
     }
+    const contract::ScaleLayout layout =
+        contract::ScaleLayout(op.getScaleLayout());
     for (int64_t j = 0; j < kChunksPerLane; ++j)
-      buildChunk(b, loc, values[j], codes, scales, offsets[j], blocks[j],
-                 valid[j], arith::AndIOp::create(b, loc, valid[j], leader),
-                 getEncoding(codeElem));
+      buildChunk(
+          b, loc, values[j], codes, offsets[j], valid[j],
+          arith::AndIOp::create(b, loc, valid[j], leader),
+          [&](OpBuilder &sb, Value byte) {
+            if (layout == contract::ScaleLayout::RowMajor)
+              memref::StoreOp::create(sb, loc, byte, scales,
+                                      ValueRange{blocks[j]});
+            else
+              storeNativeScale(sb, loc, scales, byte, rowStart, colStart,
+                               locals[j], rows, blocksPerRow, layout);
+          },
+          getEncoding(codeElem));
     b.setInsertionPointAfter(guard);
     gpu::ReturnOp::create(b, loc);
     func.erase();

@@ -82,6 +82,11 @@ def MXGemm_ScaleLayout : I32EnumAttr<"ScaleLayout",
   let genSpecializedAttr = 0;
 }
 
+def MXGemm_ScaleLayoutAttr
+    : EnumAttr<MXGemm_Dialect, MXGemm_ScaleLayout, "scale_layout"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 def MXGemm_WeightScaleGranularity : I32EnumAttr<"WeightScaleGranularity",
     "granularity of the E8M0 weight scales (docs/Design.md section 1)", [
       // OCP MX: one scale per weight row and 32 K-elements, [N, K/32].

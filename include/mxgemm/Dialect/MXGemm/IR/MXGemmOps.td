@@ -593,6 +593,13 @@ def MXGemm_QuantizeOp : MXGemm_Op<"quantize"> {
       saturated to the largest finite value; NaN gives the format's NaN and
       inf the largest finite value (E4M3) or inf (E5M2), sign kept.
 
+    With `scale_layout` an MFMA-native layout (`mfma_16x16x128` or
+    `mfma_32x32x64`, `include/mxgemm/Contract/ScaleLayout.h`), `scales` is
+    the flat byte tensor that layout takes (rows padded to a multiple of 16
+    or 32, blocks to whole 256-byte chunks; the padding is written as 127,
+    1.0): activation scales for a kernel compiled with that
+    `x_scale_layout`, with no separate preshuffle pass.
+
     Dimensions may be static or dynamic; K must be a multiple of 32 (checked
     here when static, by the caller of the kernel otherwise). The op lowers
     through `mxgemm-quantize-to-gfx950` to one gfx950 kernel in which four
@@ -608,12 +615,24 @@ def MXGemm_QuantizeOp : MXGemm_Op<"quantize"> {
           : memref<?x?xbf16> into memref<?x?xf8E4M3FN>, memref<?x?xf8E8M0FNU>
       return
     }
+
+    // Scales for a kernel with x_scale_layout = mfma_16x16x128.
+    func.func @quantize_bf16_e4m3_native(%x: memref<?x?xbf16>,
+        %codes: memref<?x?xf8E4M3FN>, %scales: memref<?xf8E8M0FNU>) {
+      mxgemm.quantize %x into %codes, %scales
+          {scale_layout = #mxgemm.scale_layout<mfma_16x16x128>}
+          : memref<?x?xbf16> into memref<?x?xf8E4M3FN>, memref<?xf8E8M0FNU>
+      return
+    }
     ```
   }];
   let arguments = (ins
     Arg<MXGemm_QuantizeInMemref, "values to quantize", [MemRead]>:$input,
     Arg<MXGemm_FP8Memref, "FP8 codes", [MemWrite]>:$codes,
-    Arg<MXGemm_ScaleMemref, "E8M0 scales", [MemWrite]>:$scales);
+    Arg<MemRefRankOf<[F8E8M0FNU], [1, 2]>, "E8M0 scales",
+        [MemWrite]>:$scales,
+    DefaultValuedAttr<MXGemm_ScaleLayoutAttr,
+                      "::mxgemm::ScaleLayout::RowMajor">:$scale_layout);
   let assemblyFormat = [{
     $input `into` $codes `,` $scales attr-dict `:`
     type($input) `into` type($codes) `,` type($scales)

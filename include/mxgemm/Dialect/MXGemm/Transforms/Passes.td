@@ -491,7 +491,11 @@ def MXGemmLowerQuantize : Pass<"mxgemm-lower-quantize", "::mlir::ModuleOp"> {
     each lane does four such pieces, its four loads first. The quad's amax
     comes from two `rocdl.update.dpp` quad permutations (folded into
     `v_max_u32_dpp`, no LDS); each lane stores its 8 code bytes and lane 0
-    of the quad the scale byte.
+    of the quad the scale byte: at the block's number with row-major
+    scales, at its place in the MFMA-native layout of the op's
+    `scale_layout` otherwise (row and column by one 32-bit division per
+    block from the workgroup's first block; the blocks of the last row and
+    column also write the layout's padding, 127).
 
     The FP8 conversion is exact arithmetic on the bit patterns rather
     than `v_cvt_pk_fp8_f32`: it reproduces the reference quantizer bit for
