@@ -595,8 +595,17 @@ void storeNativeScale(OpBuilder &b, Location loc, Value scales, Value byte,
   const int64_t rowGroup = contract::scaleLayoutRowGroup(layout);
   const int64_t steps = contract::scaleLayoutBlocksPerStep(layout);
   const int64_t chunkBlocks = 4 * steps;
+  // Rows (< M < 2^31) and columns (< K/32 < 2^26) in 32 bits; only the
+  // chunk number times 256 needs 64 (one 32 x 32 -> 64-bit multiply).
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
   auto c = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  };
+  auto to32 = [&](Value v) -> Value {
+    return arith::IndexCastUIOp::create(b, loc, i32, v);
+  };
+  auto to64 = [&](Value v) -> Value {
+    return arith::ExtUIOp::create(b, loc, i64, v);
   };
   auto add = [&](Value x, Value y) -> Value {
     return arith::AddIOp::create(b, loc, x, y);
@@ -604,38 +613,35 @@ void storeNativeScale(OpBuilder &b, Location loc, Value scales, Value byte,
   auto mul = [&](Value x, Value y) -> Value {
     return arith::MulIOp::create(b, loc, x, y);
   };
-  auto div = [&](Value x, Value y) -> Value {
-    return arith::DivUIOp::create(b, loc, x, y);
+  auto div = [&](Value x, int64_t y) -> Value {
+    return arith::DivUIOp::create(b, loc, x, c(y));
   };
-  auto rem = [&](Value x, Value y) -> Value {
-    return arith::RemUIOp::create(b, loc, x, y);
+  auto rem = [&](Value x, int64_t y) -> Value {
+    return arith::RemUIOp::create(b, loc, x, c(y));
   };
-  Value chunks = div(add(kBlocks, c(chunkBlocks - 1)), c(chunkBlocks));
+  Value kb = to32(kBlocks), rows = to32(m);
+  Value chunks = div(add(kb, c(chunkBlocks - 1)), chunkBlocks);
   auto offsetOf = [&](Value row, Value col) -> Value {
-    Value chunk =
-        add(mul(div(row, c(rowGroup)), chunks), div(col, c(chunkBlocks)));
-    Value lane =
-        add(mul(rem(col, c(steps)), c(rowGroup)), rem(row, c(rowGroup)));
-    return add(add(mul(chunk, c(contract::kScaleChunkBytes)), mul(lane, c(4))),
-               rem(div(col, c(steps)), c(4)));
+    Value chunk = add(mul(to64(div(row, rowGroup)), to64(chunks)),
+                      to64(div(col, chunkBlocks)));
+    Value lane = add(mul(rem(col, steps), c(rowGroup)), rem(row, rowGroup));
+    Value inChunk = add(mul(lane, c(4)), rem(div(col, steps), 4));
+    Value offset = add(mul(chunk, arith::ConstantIntOp::create(
+                                      b, loc, contract::kScaleChunkBytes, 64)),
+                       to64(inChunk));
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), offset);
   };
-  // The row and column in 32 bits: colStart + local < kBlocks + 256 < 2^27
-  // (K < 2^31), so one 32-bit division per block, not a 64-bit one.
-  auto i32 = [&](Value v) -> Value {
-    return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v);
-  };
-  Value t = i32(add(colStart, local)), kb32 = i32(kBlocks);
-  Value q = arith::DivUIOp::create(b, loc, t, kb32);
-  Value row =
-      add(rowStart, arith::IndexCastUIOp::create(b, loc, b.getIndexType(), q));
-  Value col = arith::IndexCastUIOp::create(
-      b, loc, b.getIndexType(),
-      arith::SubIOp::create(b, loc, t, arith::MulIOp::create(b, loc, q, kb32)));
-  Value lastRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, row,
-                                        arith::SubIOp::create(b, loc, m, c(1)));
+  // colStart + local < K/32 + 256 < 2^27: one 32-bit division per block.
+  Value t = add(to32(colStart), to32(local));
+  Value q = arith::DivUIOp::create(b, loc, t, kb);
+  Value row = add(to32(rowStart), q);
+  Value col = arith::SubIOp::create(b, loc, t, mul(q, kb));
+  Value lastRow =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, row,
+                            arith::SubIOp::create(b, loc, rows, c(1)));
   Value lastCol =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, col,
-                            arith::SubIOp::create(b, loc, kBlocks, c(1)));
+                            arith::SubIOp::create(b, loc, kb, c(1)));
   auto edge =
       scf::IfOp::create(b, loc, arith::OrIOp::create(b, loc, lastRow, lastCol),
                         /*withElseRegion=*/false);
@@ -643,18 +649,18 @@ void storeNativeScale(OpBuilder &b, Location loc, Value scales, Value byte,
   {
     Value rowEnd = arith::SelectOp::create(
         b, loc, lastRow,
-        mul(div(add(m, c(rowGroup - 1)), c(rowGroup)), c(rowGroup)),
+        mul(div(add(rows, c(rowGroup - 1)), rowGroup), c(rowGroup)),
         add(row, c(1)));
     Value colEnd = arith::SelectOp::create(
         b, loc, lastCol, mul(chunks, c(chunkBlocks)), add(col, c(1)));
     Value one = arith::ConstantIntOp::create(b, loc, 127, 8);
-    auto rows = scf::ForOp::create(b, loc, row, rowEnd, c(1));
-    b.setInsertionPointToStart(rows.getBody());
-    auto cols = scf::ForOp::create(b, loc, col, colEnd, c(1));
-    b.setInsertionPointToStart(cols.getBody());
-    memref::StoreOp::create(
-        b, loc, one, scales,
-        ValueRange{offsetOf(rows.getInductionVar(), cols.getInductionVar())});
+    auto padRows = scf::ForOp::create(b, loc, row, rowEnd, c(1));
+    b.setInsertionPointToStart(padRows.getBody());
+    auto padCols = scf::ForOp::create(b, loc, col, colEnd, c(1));
+    b.setInsertionPointToStart(padCols.getBody());
+    memref::StoreOp::create(b, loc, one, scales,
+                            ValueRange{offsetOf(padRows.getInductionVar(),
+                                                padCols.getInductionVar())});
   }
   b.setInsertionPointAfter(edge);
   // After the padding loop, which also wrote this block's own place.
