@@ -2,6 +2,8 @@
 
 #include "DataKernels.h"
 
+#include <vector>
+
 #include "mxgemm/Contract/CodeObjectCheck.h"
 #include "mxgemm/Contract/Digest.h"
 #include "mxgemm/Target/TargetModel.h"
@@ -69,4 +71,24 @@ mxgemm_status runtime::launchDataKernel(Context &ctx, const char *what,
                  ctx.hip.hipModuleLaunchKernel(
                      m.function, workgroups, 1, 1, workgroupSize, 1, 1,
                      /*sharedMemBytes=*/0, stream, nullptr, extra));
+}
+
+mxgemm_status runtime::rewriteThroughHost(
+    Context &ctx, const void *src, size_t srcBytes, void *dst, size_t dstBytes,
+    void *stream, const char *what,
+    const std::function<bool(const uint8_t *, uint8_t *)> &rewrite) {
+  const HipLibrary &hip = ctx.hip;
+  if (mxgemm_status e = hipCall(ctx, "hipStreamSynchronize",
+                                hip.hipStreamSynchronize(stream)))
+    return e;
+  std::vector<uint8_t> from(srcBytes), to(dstBytes);
+  if (mxgemm_status e = hipCall(
+          ctx, "hipMemcpy(DeviceToHost)",
+          hip.hipMemcpy(from.data(), src, srcBytes, hipMemcpyDeviceToHost)))
+    return e;
+  if (!rewrite(from.data(), to.data()))
+    return fail(MXGEMM_STATUS_INTERNAL, what);
+  return hipCall(
+      ctx, "hipMemcpy(HostToDevice)",
+      hip.hipMemcpy(dst, to.data(), dstBytes, hipMemcpyHostToDevice));
 }

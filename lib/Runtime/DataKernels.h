@@ -5,7 +5,8 @@
 // (PackWeights.cpp) share about their embedded kernels: each code object is
 // checked once per process against its descriptor (target, SHA-256, an
 // AMDGPU ELF that defines the kernel), loaded into a context's device on
-// first use, and launched with one packed argument buffer.
+// first use, and launched with one packed argument buffer. And the host
+// path of the rewrites no kernel does (in-place packing, mxgemm_pack_scales).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 
 #include "mxgemm/Contract/DataKernelDescriptor.h"
 
+#include <functional>
 #include <string>
 
 namespace mxgemm::runtime {
@@ -53,6 +55,17 @@ mxgemm_status launchDataKernel(Context &ctx, const char *what,
                                const EmbeddedModule &m, uint32_t workgroups,
                                uint32_t workgroupSize, void *args,
                                size_t argBytes, void *stream);
+
+/// A one-time rewrite with no device kernel (in-place weight packing, scale
+/// layouts): after `stream`'s work so far, copies `srcBytes` from the
+/// device to the host, has `rewrite(src, dst)` fill `dstBytes` host bytes
+/// and copies them to `dst` on the device. Both copies are synchronous, so
+/// `dst` may overlap `src`. `rewrite` returning false is INTERNAL with
+/// `what`.
+mxgemm_status rewriteThroughHost(
+    Context &ctx, const void *src, size_t srcBytes, void *dst, size_t dstBytes,
+    void *stream, const char *what,
+    const std::function<bool(const uint8_t *, uint8_t *)> &rewrite);
 
 } // namespace mxgemm::runtime
 

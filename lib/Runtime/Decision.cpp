@@ -96,18 +96,18 @@ mxgemm_status runtime::checkArguments(const mxgemm_problem *p,
       p->w_scale == MXGEMM_SCALE_PER_ROW ? p->n : ceilDiv32(p->n);
   // MFMA-native scales are whole 256-byte chunks: no leading dimension.
   const struct {
-    const char *name;
+    const char *name, *ldName;
     mxgemm_scale_layout layout;
     int64_t rows, ld;
-  } scales[] = {{"Xs", p->x_scale_layout, p->m, p->ld_xs},
-                {"Ws", p->w_scale_layout, wsRows, p->ld_ws}};
+  } scales[] = {{"Xs", "ld_xs", p->x_scale_layout, p->m, p->ld_xs},
+                {"Ws", "ld_ws", p->w_scale_layout, wsRows, p->ld_ws}};
   for (const auto &s : scales) {
     if (s.layout == MXGEMM_SCALES_ROW_MAJOR)
       continue;
     if (s.ld != 0) {
-      msg << s.name << " in an MFMA-native layout has no leading dimension: "
-          << (s.name[0] == 'X' ? "ld_xs" : "ld_ws") << " must be 0, got "
-          << s.ld;
+      msg << s.name
+          << " in an MFMA-native layout has no leading dimension: " << s.ldName
+          << " must be 0, got " << s.ld;
       return MXGEMM_STATUS_INVALID_ARGUMENT;
     }
     if (!contract::scaleTensorBytes(contract::ScaleLayout(s.layout), s.rows,

@@ -7,11 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "RuntimeInternal.h"
+#include "DataKernels.h"
 
 #include "mxgemm/Contract/ScaleLayout.h"
-
-#include <vector>
 
 using namespace mxgemm;
 using namespace mxgemm::runtime;
@@ -85,25 +83,13 @@ extern "C" mxgemm_status mxgemm_pack_scales(mxgemm_context *context,
       return fail(s, std::string("mxgemm_pack_scales: ") + message);
     if (ctx->options.dry_run)
       return MXGEMM_STATUS_OK;
-    const HipLibrary &hip = ctx->hip;
-    // After the scales' producers on `stream`; then both copies are
-    // synchronous, so `packed` may be `scales` itself.
-    if (mxgemm_status e = hipCall(*ctx, "hipStreamSynchronize",
-                                  hip.hipStreamSynchronize(stream)))
-      return e;
-    std::vector<uint8_t> rowMajor(plainBytes), native(bytes);
-    if (mxgemm_status e =
-            hipCall(*ctx, "hipMemcpy(DeviceToHost)",
-                    hip.hipMemcpy(rowMajor.data(), scales, plainBytes,
-                                  hipMemcpyDeviceToHost)))
-      return e;
-    if (!contract::preshuffleScales(contract::ScaleLayout(layout),
-                                    rowMajor.data(), rows, k / 32, k / 32,
-                                    native.data(), native.size()))
-      return fail(MXGEMM_STATUS_INTERNAL,
-                  "internal: the scales did not fit their computed size");
-    return hipCall(
-        *ctx, "hipMemcpy(HostToDevice)",
-        hip.hipMemcpy(packed, native.data(), bytes, hipMemcpyHostToDevice));
+    return rewriteThroughHost(
+        *ctx, scales, plainBytes, packed, bytes, stream,
+        "internal: the scales did not fit their computed size",
+        [&](const uint8_t *rowMajor, uint8_t *native) {
+          return contract::preshuffleScales(contract::ScaleLayout(layout),
+                                            rowMajor, rows, k / 32, k / 32,
+                                            native, bytes);
+        });
   });
 }

@@ -15,7 +15,6 @@
 
 #include <array>
 #include <climits>
-#include <vector>
 
 using namespace mxgemm;
 using namespace mxgemm::runtime;
@@ -81,25 +80,6 @@ void loadModules(Context &ctx) {
   });
 }
 
-/// Once per weight tensor: through host memory, after W's producers.
-mxgemm_status packThroughHost(Context &ctx, const void *w, void *packed,
-                              int64_t n, int64_t k, int64_t nonK, size_t bytes,
-                              void *stream) {
-  const HipLibrary &hip = ctx.hip;
-  if (mxgemm_status e = hipCall(ctx, "hipStreamSynchronize",
-                                hip.hipStreamSynchronize(stream)))
-    return e;
-  std::vector<uint8_t> rowMajor(bytes), panels(bytes);
-  if (mxgemm_status e = hipCall(
-          ctx, "hipMemcpy(DeviceToHost)",
-          hip.hipMemcpy(rowMajor.data(), w, bytes, hipMemcpyDeviceToHost)))
-    return e;
-  contract::packWeightPanels(rowMajor.data(), panels.data(), n, k, nonK);
-  return hipCall(
-      ctx, "hipMemcpy(HostToDevice)",
-      hip.hipMemcpy(packed, panels.data(), bytes, hipMemcpyHostToDevice));
-}
-
 } // namespace
 
 mxgemm_status runtime::packWeightPanels(Context &ctx, const void *w,
@@ -108,8 +88,14 @@ mxgemm_status runtime::packWeightPanels(Context &ctx, const void *w,
                                         void *stream) {
   const uintptr_t from = reinterpret_cast<uintptr_t>(w),
                   to = reinterpret_cast<uintptr_t>(packed);
-  if (from < to + bytes && to < from + bytes)
-    return packThroughHost(ctx, w, packed, n, k, nonK, bytes, stream);
+  if (from < to + bytes && to < from + bytes) // once per weight tensor
+    return rewriteThroughHost(ctx, w, bytes, packed, bytes, stream,
+                              "internal: packing W through the host failed",
+                              [&](const uint8_t *rowMajor, uint8_t *panels) {
+                                contract::packWeightPanels(rowMajor, panels, n,
+                                                           k, nonK);
+                                return true;
+                              });
   const size_t index = kernelIndex(nonK);
   const PackKernel &kernel = kernels()[index];
   if (!kernel.error.empty())

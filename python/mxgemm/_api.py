@@ -646,24 +646,16 @@ def _row_stride(name, obj, shape):
     return 0 if rows == 1 or row_step == cols else row_step
 
 
-def _host_array(name, a, itemsize=1):
+def _host_array(name, a, itemsize=1, ndim=2):
+    """`a` as a NumPy array of raw bytes (`ndim` None: any shape)."""
     a = np.asarray(a)
-    if a.ndim != 2:
+    if ndim is not None and a.ndim != ndim:
         raise InvalidArgument("INVALID_ARGUMENT",
                               f"{name} must be 2-D, got {a.shape}")
     if a.dtype.itemsize != itemsize or a.dtype.kind not in "uiV":
         raise InvalidArgument("INVALID_ARGUMENT", f"{name} must hold raw "
                               f"FP8/E8M0 bytes (uint8), got {a.dtype}")
     return a
-
-
-def _native_scales_host(name, a):
-    """Host scales in an MFMA-native layout: raw contiguous bytes."""
-    a = np.asarray(a)
-    if a.dtype.itemsize != 1 or a.dtype.kind not in "uiV":
-        raise InvalidArgument("INVALID_ARGUMENT", f"{name} must hold raw "
-                              f"E8M0 bytes (uint8), got {a.dtype}")
-    return np.ascontiguousarray(a)
 
 
 def _native_scales_device(name, obj, nbytes):
@@ -1008,9 +1000,9 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
                           for name, o in (("x", x), ("w", w)))
         arrays = None
     else:
-        arrays = [_native_scales_host(name, a) if name in native else
-                  _host_array(name, a) for name, a in
-                  zip(("x", "xs", "w", "ws"), ops)]
+        # Scales in an MFMA-native layout are raw bytes of any shape.
+        arrays = [_host_array(name, a, ndim=None if name in native else 2)
+                  for name, a in zip(("x", "xs", "w", "ws"), ops)]
         (m, k), (n, _) = arrays[0].shape, arrays[2].shape
     xs_shape, ws_shape = _scale_shapes(m, n, k, w_scale)
     shapes = {"x": (m, k), "xs": xs_shape, "w": (n, k), "ws": ws_shape}
