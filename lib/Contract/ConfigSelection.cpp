@@ -327,7 +327,8 @@ ErrorMessage contract::selectConfig(const GemmProblem &problem, int64_t mHint,
 
   // 1. The database: entries of this key, the one whose range holds the
   // hint (ranges of a key never overlap), or without a hint the one that
-  // holds the largest M.
+  // holds the largest M. Never a scale-layout variant: auto's kernels read
+  // row-major scales, the default; a variant is compiled by its name.
   const TuningEntry *best = nullptr;
   bool keyHasEntries = false, keyPacked = false;
   MfmaShape keyMfma = MfmaShape::M32N32K64;
@@ -338,6 +339,8 @@ ErrorMessage contract::selectConfig(const GemmProblem &problem, int64_t mHint,
       keyHasEntries = true;
       keyPacked = e.config.readsWeightPanels();
       keyMfma = e.config.mfma;
+      if (e.isScaleLayoutVariant())
+        continue;
       bool fits = mHint ? e.mMin <= mHint && mHint <= e.mMax
                         : !best || e.mMax > best->mMax;
       if (fits)

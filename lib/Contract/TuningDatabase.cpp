@@ -260,16 +260,39 @@ ErrorMessage TuningDatabase::parse(std::string_view text, TuningDatabase &out) {
   }
   // Keys: M ranges of one key must not overlap, and every entry of a key
   // reads W in the same layout (a caller packs a weight once, whatever M).
+  // A scale-layout variant overlaps only entries of exactly its range
+  // (its row-major base, if the key has one), and two entries of one range
+  // read different scale layouts.
   for (const TuningEntry &e : db.entries) {
+    if (e.isScaleLayoutVariant() && e.rowSplit.workgroupsPerRound)
+      return "entry '" + e.name + "' (X scales " +
+             std::string(scaleLayoutName(e.config.xScaleLayout)) +
+             ", W scales " +
+             std::string(scaleLayoutName(e.config.wScaleLayout)) +
+             "): a scale-layout variant has no row_split (a tail's "
+             "MFMA-native scales would start inside a row group)";
     const GemmProblem &p = e.problem;
     KeyTuple key{e.arch,       p.n,           p.k,           int(p.xType),
                  int(p.wType), int(p.wScale), int(p.outType)};
     for (const TuningEntry *other : byKey[key]) {
-      if (e.mMin <= other->mMax && other->mMin <= e.mMax)
+      const bool sameRange = e.mMin == other->mMin && e.mMax == other->mMax;
+      const bool sameScales =
+          e.config.xScaleLayout == other->config.xScaleLayout &&
+          e.config.wScaleLayout == other->config.wScaleLayout;
+      const bool variantPair =
+          e.isScaleLayoutVariant() || other->isScaleLayoutVariant();
+      if (e.mMin <= other->mMax && other->mMin <= e.mMax &&
+          (!variantPair || !sameRange || sameScales))
         return "entry '" + e.name + "': M range " + std::to_string(e.mMin) +
                ".." + std::to_string(e.mMax) + " overlaps entry '" +
                other->name + "' (" + std::to_string(other->mMin) + ".." +
-               std::to_string(other->mMax) + ") of the same key";
+               std::to_string(other->mMax) + ") of the same key" +
+               (variantPair
+                    ? std::string(sameRange ? " with the same scale layouts"
+                                            : "; a scale-layout variant "
+                                              "repeats exactly the M range "
+                                              "of the entries it overlaps")
+                    : std::string());
       if (e.config.readsWeightPanels() != other->config.readsWeightPanels() ||
           (e.config.readsWeightPanels() && e.config.mfma != other->config.mfma))
         return "entry '" + e.name +
@@ -280,6 +303,13 @@ ErrorMessage TuningDatabase::parse(std::string_view text, TuningDatabase &out) {
   }
   out = std::move(db);
   return std::nullopt;
+}
+
+bool contract::dispatchOrderLess(const TuningEntry &a, const TuningEntry &b) {
+  return std::tuple(a.mMin, int(a.config.xScaleLayout),
+                    int(a.config.wScaleLayout)) <
+         std::tuple(b.mMin, int(b.config.xScaleLayout),
+                    int(b.config.wScaleLayout));
 }
 
 int64_t RowSplit::firstRows(int64_t m, int64_t programTileM,

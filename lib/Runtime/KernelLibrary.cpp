@@ -62,8 +62,9 @@ std::string build(KernelLibrary &lib) {
   }
   std::sort(lib.entries.begin(), lib.entries.end(),
             [](const KernelEntry &a, const KernelEntry &b) {
-              return a.key != b.key ? a.key < b.key
-                                    : a.tuning.mMin < b.tuning.mMin;
+              return a.key != b.key
+                         ? a.key < b.key
+                         : contract::dispatchOrderLess(a.tuning, b.tuning);
             });
   lib.tunedCount = lib.entries.size();
   // The generic kernels (cmake/MXGemmKernelLibrary.cmake): every embedded

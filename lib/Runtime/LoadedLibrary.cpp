@@ -195,7 +195,8 @@ extern "C" mxgemm_status mxgemm_context_load_library(mxgemm_context *context,
               [](const LibraryKernel *a, const LibraryKernel *b) {
                 return a->entry.key != b->entry.key
                            ? a->entry.key < b->entry.key
-                           : a->entry.tuning.mMin < b->entry.tuning.mMin;
+                           : contract::dispatchOrderLess(a->entry.tuning,
+                                                         b->entry.tuning);
               });
     ctx->librarySets.reserve(ctx->librarySets.size() + 1);
     ctx->libraryKernels.reserve(ctx->libraryKernels.size() + kernels.size());

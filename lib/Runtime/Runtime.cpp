@@ -209,12 +209,22 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
   auto entryAt = [&](size_t i) -> const KernelEntry & {
     return fromLibrary ? loadedFirst[i]->entry : first[i];
   };
+  // The range's row-major base comes first (contract::dispatchOrderLess);
+  // a scale-layout variant of the range replaces it when it reads the
+  // caller's scale layouts.
   size_t index = count;
-  for (size_t i = 0; i < count; ++i)
-    if (p->m >= entryAt(i).tuning.mMin && p->m <= entryAt(i).tuning.mMax) {
+  for (size_t i = 0; i < count; ++i) {
+    const KernelEntry &e = entryAt(i);
+    if (p->m < e.tuning.mMin || p->m > e.tuning.mMax)
+      continue;
+    if (index == count)
+      index = i;
+    if (int(e.descriptor.xScaleLayout) == int(p->x_scale_layout) &&
+        int(e.descriptor.wScaleLayout) == int(p->w_scale_layout)) {
       index = i;
       break;
     }
+  }
   // No kernel for (key, M): JIT, if on, serves it (or says why not).
   const LibraryKernel *jit = nullptr;
   if (index == count && !views && !rowSplitTail && p->m <= contract::kMaxM &&
@@ -254,10 +264,12 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
     // Entries of a key are sorted by mMin; adjacent ranges (one per M
     // bucket) read as one.
     const char *separator = " ";
+    // (A scale-layout variant repeats its base's range.)
     for (size_t i = 0; i < count;) {
       size_t last = i;
       while (last + 1 < count &&
-             entryAt(last + 1).tuning.mMin == entryAt(last).tuning.mMax + 1)
+             (entryAt(last + 1).tuning.mMin == entryAt(last).tuning.mMax + 1 ||
+              entryAt(last + 1).tuning.mMin == entryAt(last).tuning.mMin))
         ++last;
       msg << separator << entryAt(i).tuning.mMin << ".."
           << entryAt(last).tuning.mMax;
@@ -293,6 +305,17 @@ mxgemm_status decide(Context &ctx, const mxgemm_problem *p,
   }
   if (!scaleLayoutsMatch(*p, entry->descriptor, d, msg)) {
     reason = MXGEMM_REASON_SCALE_LAYOUT;
+    // The range's other kernels: the layouts that would be served.
+    for (size_t i = index; !jit && !generic && i < count; ++i) {
+      const KernelEntry &e = entryAt(i);
+      if (&e != entry && e.tuning.mMin == entry->tuning.mMin &&
+          e.tuning.mMax == entry->tuning.mMax)
+        msg << "; kernel '" << e.descriptor.kernel
+            << "' of the same M range reads X scales "
+            << contract::scaleLayoutName(e.descriptor.xScaleLayout).data()
+            << " and W scales "
+            << contract::scaleLayoutName(e.descriptor.wScaleLayout).data();
+    }
     return MXGEMM_STATUS_NOT_ELIGIBLE;
   }
 

@@ -107,7 +107,7 @@ RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
     s = query();
   }
   if (s == MXGEMM_STATUS_NOT_ELIGIBLE && options.autoWeightLayout &&
-      r.plan.reason == MXGEMM_REASON_SCALE_LAYOUT) {
+      options.autoScaleLayouts && r.plan.reason == MXGEMM_REASON_SCALE_LAYOUT) {
     p.x_scale_layout = r.plan.x_scale_layout; // pack the scales likewise
     p.w_scale_layout = r.plan.w_scale_layout;
     s = query();

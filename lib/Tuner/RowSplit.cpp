@@ -15,13 +15,14 @@ using namespace mxgemm;
 using namespace mxgemm::tuner;
 
 namespace {
-/// The entry of `db` with the key of `entry` whose M range holds `m`.
+/// The row-major entry of `db` with the key of `entry` whose M range holds
+/// `m` (a split's tail, like its caller, has row-major scales).
 std::optional<size_t> entryFor(const contract::TuningDatabase &db,
                                const contract::TuningEntry &entry, int64_t m) {
   for (size_t i = 0; i < db.entries.size(); ++i) {
     const contract::TuningEntry &e = db.entries[i];
     if (e.arch == entry.arch && e.problem == entry.problem && e.mMin <= m &&
-        m <= e.mMax)
+        m <= e.mMax && !e.isScaleLayoutVariant())
       return i;
   }
   return std::nullopt;
@@ -34,8 +35,9 @@ tuner::rowSplitTrials(const contract::TuningDatabase &db,
   std::vector<RowSplitTrial> trials;
   for (size_t i = 0; i < db.entries.size(); ++i) {
     const contract::TuningEntry &e = db.entries[i];
-    // The first launch of a split must not split K (the rule's contract).
-    if (e.config.splitsK())
+    // The first launch of a split must not split K (the rule's contract);
+    // scale-layout variants are never split (TuningDatabase's rule).
+    if (e.config.splitsK() || e.isScaleLayoutVariant())
       continue;
     for (const contract::TuningPrediction &p : e.predictions) {
       if (p.sampling != "all-xcds" || p.gridEfficiency >= maxEfficiency)

@@ -54,6 +54,15 @@ ErrorMessage tuner::validateOptions(const TuneOptions &o) {
     return std::string("--max-minutes must not be negative");
   if (o.jobs < 1 || o.jobs > 64)
     return std::string("--jobs must be in 1..64");
+  if (o.nativeXScales && o.baseline &&
+      o.baseline->xScaleLayout != contract::mfmaScaleLayout(o.baseline->mfma))
+    return "the baseline reads X scales " +
+           std::string(contract::scaleLayoutName(o.baseline->xScaleLayout)) +
+           ", not the MFMA-native layout every candidate reads";
+  if (!o.nativeXScales && o.baseline &&
+      o.baseline->xScaleLayout != contract::ScaleLayout::RowMajor)
+    return std::string("the baseline reads MFMA-native X scales: search with "
+                       "native X scales (--native-x-scales)");
   return std::nullopt;
 }
 
@@ -151,8 +160,9 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
     return rows * cols * std::max<int64_t>(1, c.kSplits) <=
            kMaxSimulatedWorkgroups;
   };
-  auto propose = [&](const KernelConfig &c, std::string origin,
-                     bool seed = false) {
+  auto propose = [&](KernelConfig c, std::string origin, bool seed = false) {
+    if (options.nativeXScales)
+      c.xScaleLayout = contract::mfmaScaleLayout(c.mfma);
     if (!(seed && options.allSeeds) &&
         cands.size() + pending.size() >= options.budget)
       return false;

@@ -83,6 +83,33 @@ def test_embedded_kernels_read_row_major_scales(ctx):
         mxgemm.plan(m, k["n"], k["k"], ctx=ctx, x_scale_layout="column")
 
 
+def test_embedded_scale_layout_variant_serves_its_layout(ctx):
+    # wo_b_native_xs (docs/Tuning.md, "Scale-layout variants") repeats
+    # wo_b's key and M range with X scales in the 32x32x64 native layout.
+    ks = {k["entry"]: k for k in mxgemm.kernels()}
+    base, variant = ks["wo_b"], ks["wo_b_native_xs"]
+    assert (variant["n"], variant["k"], variant["m_range"]) == \
+        (base["n"], base["k"], base["m_range"])
+    assert base["x_scale_layout"] == "row_major"
+    assert variant["x_scale_layout"] == "mfma_32x32x64"
+    assert variant["w_scale_layout"] == "row_major"
+    # Every other embedded kernel reads row-major scales.
+    assert [e for e, k in ks.items() if k["x_scale_layout"] != "row_major"
+            or k["w_scale_layout"] != "row_major"] == ["wo_b_native_xs"]
+    n, k = base["n"], base["k"]
+    for m in base["m_range"]:
+        assert mxgemm.plan(m, n, k, ctx=ctx).entry == "wo_b"
+        p = mxgemm.plan(m, n, k, ctx=ctx, x_scale_layout="mfma_32x32x64")
+        assert p.eligible and p.entry == "wo_b_native_xs", p.message
+        assert p.x_scale_layout == "mfma_32x32x64"
+    p = mxgemm.plan(9199, n, k, ctx=ctx, x_scale_layout="mfma_16x16x128")
+    assert not p.eligible and p.reason == "SCALE_LAYOUT"
+    assert "mxgemm_wo_b_native_xs" in p.message
+    # Outside the variant's range the key's kernels read row-major scales.
+    p = mxgemm.plan(4096, n, k, ctx=ctx, x_scale_layout="mfma_32x32x64")
+    assert not p.eligible and p.reason == "SCALE_LAYOUT"
+
+
 def _check(plan, m, x, xs, w, ws, y, workgroups):
     regions = []
     for g in workgroups:
@@ -187,3 +214,48 @@ def test_quantized_activations_feed_the_native_kernel(native_ctx):
                     w_scale="per_row", ctx=c, workgroups=[0, 1],
                     x_scale_layout=LAYOUT, w_scale_layout=LAYOUT)
     _check(plan, m, xq, xs, w, ws, y, [0, 1])
+
+
+def test_library_with_both_layouts_serves_each_caller(native_kernel,
+                                                      tmp_path):
+    """A loaded library holding a row-major kernel and its scale-layout
+    variant for one key and M range: each caller gets the kernel of its
+    scale layouts, and both run bit-exact."""
+    from conftest import facade_path
+    if not os.path.exists(facade_path()):
+        pytest.skip("HIP facade not built")
+    row_config = {f: v for f, v in CONFIG.items() if "scale_layout" not in f}
+    row_code, row_d = mxgemm.compile(N, K, config=row_config,
+                                     w_scale="per_row",
+                                     name="mxgemm_test_row_scales")
+    code, d = native_kernel
+    c = mxgemm.Context(hip_library=facade_path())
+    try:
+        # The variant first in the file: the runtime orders them itself.
+        c.load_library(write_library(tmp_path / "lib", [
+            (tuning_entry("test_native_scales", d, (1, 4096)), code, d),
+            (tuning_entry("test_row_scales", row_d, (1, 4096)), row_code,
+             row_d)], c))
+        m = 63
+        x, xs = mxgemm.random_mx(20, m, K)
+        w, ws = mxgemm.random_mx(21, N, K, granularity="per_row")
+        row = mxgemm.plan(m, N, K, w_scale="per_row", ctx=c)
+        assert row.eligible and row.entry == "test_row_scales", row.message
+        y = mxgemm.gemm(x, xs, w, ws, w_scale="per_row", ctx=c,
+                        workgroups=[0, 1])
+        _check(row, m, x, xs, w, ws, y, [0, 1])
+        native = mxgemm.plan(m, N, K, w_scale="per_row", ctx=c,
+                             x_scale_layout=LAYOUT, w_scale_layout=LAYOUT)
+        assert native.eligible and native.entry == "test_native_scales"
+        y = mxgemm.gemm(x, mxgemm.pack_scales(xs, LAYOUT, ctx=c), w,
+                        mxgemm.pack_scales(ws, LAYOUT, ctx=c),
+                        w_scale="per_row", ctx=c, workgroups=[0, 1],
+                        x_scale_layout=LAYOUT, w_scale_layout=LAYOUT)
+        _check(native, m, x, xs, w, ws, y, [0, 1])
+        # Only X native: no kernel of the range reads that pair.
+        p = mxgemm.plan(m, N, K, w_scale="per_row", ctx=c,
+                        x_scale_layout=LAYOUT)
+        assert not p.eligible and p.reason == "SCALE_LAYOUT"
+        assert "mxgemm_test_native_scales" in p.message
+    finally:
+        c.close()

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Contract/KernelDescriptor.h"
+#include "mxgemm/Contract/ScaleLayout.h"
 #include "mxgemm/RuntimeRun/GemmRun.h"
 #include "mxgemm/Support/Options.h"
 #include "mxgemm/Support/Tool.h"
@@ -43,6 +44,11 @@ ToolOptions opts(
      {"--out-type", "bf16|f32", "Y's format (default bf16)"},
      {"--w-layout", "auto|row-major|panels",
       "W as passed (auto: W and the scales in the kernel's layouts)"},
+     {"--x-scale-layout", "LAYOUT",
+      "X's scales as passed: row_major, mfma_16x16x128 or mfma_32x32x64 "
+      "(packed by mxgemm_pack_scales; default: row-major, or with "
+      "--w-layout auto the kernel's layout)"},
+     {"--w-scale-layout", "LAYOUT", "W's scales as passed, likewise"},
      {"--kernel", "FILE", "launch this code object (descriptor FILE.json)"},
      {"--library", "DIR",
       "load DIR (mxgemm-tune --export) into the context first"},
@@ -130,7 +136,25 @@ int run(int argc, char **argv) {
     p.x_scale_layout = mxgemm_scale_layout(d.xScaleLayout);
     p.w_scale_layout = mxgemm_scale_layout(d.wScaleLayout);
   }
+  // Scales in a layout the caller chose: the runtime picks the kernel (a
+  // scale-layout variant of the tuned entry if there is one) by them.
+  for (auto [option, field] :
+       {std::pair{"--x-scale-layout", &p.x_scale_layout},
+        std::pair{"--w-scale-layout", &p.w_scale_layout}}) {
+    if (!opts.has(option))
+      continue;
+    std::string name = opts.text(option);
+    std::replace(name.begin(), name.end(), '-', '_');
+    std::optional<contract::ScaleLayout> parsed =
+        contract::parseScaleLayout(name);
+    if (!parsed)
+      opts.usageError(std::string(option) + " must be one of " +
+                      contract::scaleLayoutNames());
+    *field = mxgemm_scale_layout(*parsed);
+  }
   run.autoWeightLayout = layout == "auto";
+  run.autoScaleLayouts =
+      !opts.has("--x-scale-layout") && !opts.has("--w-scale-layout");
   run.libraryDir = opts.text("--library", "");
   run.seed = uint64_t(opts.integer("--seed", 1));
   const int64_t sample = opts.integer("--sample", 4);

@@ -150,7 +150,7 @@ int repredict(ToolOptions &tool, const std::string &out, const char *argv0) {
        {"--n", "--k", "--baseline", "--buckets", "--m", "--keep-layout",
         "--from-scratch", "--only-buckets", "--no-row-split",
         "--no-staged-splits", "--full-up-to", "--budget", "--max-minutes",
-        "--seed", "--confirm", "--export"})
+        "--seed", "--confirm", "--export", "--native-x-scales"})
     if (tool.has(other))
       tool.usageError(std::string("--repredict searches nothing: drop ") +
                       other);
@@ -218,6 +218,10 @@ int main(int argc, char **argv) {
           {"--name", "NAME", "entry name (default n<N>_k<K>)"},
           {"--baseline", "CONFIG",
            "the key's current config ('tile_m = 128, ...'), screened first"},
+          {"--native-x-scales", nullptr,
+           "with --n/--k: every candidate reads X scales in its MFMA's "
+           "native layout (a scale-layout variant, docs/Tuning.md); with "
+           "--db each entry's own X scale layout decides"},
           {"--db", "DB",
            "tune the keys of this database; its configs are the baselines, "
            "its names and notes are kept"},
@@ -286,6 +290,9 @@ int main(int argc, char **argv) {
   std::vector<MRange> ranges;
   if (!buckets)
     ranges = parseRanges(tool, tool.text("--m"));
+  if (tool.has("--native-x-scales") && tool.has("--db"))
+    tool.usageError("--native-x-scales is for --n/--k; with --db each "
+                    "entry's own X scale layout decides");
   if (tool.has("--keep-layout") && !tool.has("--db"))
     tool.usageError("--keep-layout needs --db");
   const bool fromScratch = tool.has("--from-scratch");
@@ -366,10 +373,13 @@ int main(int argc, char **argv) {
       if (!db.find(std::string_view(w)))
         tool.usageError("--entries: no entry named '" + w.str() + "'");
     if (buckets) {
-      // Each key's first entry is its base (the qualified config).
+      // Each key's first entry is its base (the qualified config). The
+      // scale-layout variants are kept as they are, after the base's
+      // ranges: they repeat a range of the key for other callers.
       std::vector<const contract::TuningEntry *> bases;
       for (const contract::TuningEntry &e : db.entries)
-        if (none_of(bases, [&](const contract::TuningEntry *b) {
+        if (!e.isScaleLayoutVariant() &&
+            none_of(bases, [&](const contract::TuningEntry *b) {
               return b->problem == e.problem;
             }))
           bases.push_back(&e);
@@ -391,13 +401,16 @@ int main(int argc, char **argv) {
         int64_t covered = b->mMax - b->mMin + 1;
         kept.push_back(*b);
         for (const contract::TuningEntry &e : db.entries)
-          if (&e != b && e.problem == b->problem && e.mMin >= q.bucket.mMin &&
-              e.mMax <= q.bucket.mMax &&
+          if (&e != b && e.problem == b->problem && !e.isScaleLayoutVariant() &&
+              e.mMin >= q.bucket.mMin && e.mMax <= q.bucket.mMax &&
               e.name == rangeName(b, e.mMin, e.mMax)) {
             q.rangeNames.push_back(e.name);
             covered += e.mMax - e.mMin + 1;
             kept.push_back(e);
           }
+        for (const contract::TuningEntry &e : db.entries)
+          if (e.problem == b->problem && e.isScaleLayoutVariant())
+            kept.push_back(e);
         // The key's entries do not overlap (the reader checks it), so the
         // lengths add up to the bucket only if they tile it.
         if (b->mMax > q.bucket.mMax ||
@@ -458,9 +471,10 @@ int main(int argc, char **argv) {
           jobsList.push_back(std::move(j));
         }
         // Entries of the key that are neither its base, nor a range of its
-        // bucket, nor a bucket entry would overlap the buckets.
+        // bucket, nor a bucket entry, nor a variant would overlap the
+        // buckets.
         for (const contract::TuningEntry &e : db.entries)
-          if (e.problem == b->problem && &e != b &&
+          if (e.problem == b->problem && &e != b && !e.isScaleLayoutVariant() &&
               !is_contained(bucketNames, e.name))
             tool.usageError("--buckets: entry '" + e.name + "' of key '" +
                             b->name + "' is not named <" + b->name +
@@ -475,6 +489,12 @@ int main(int argc, char **argv) {
         j.options.name = e.name;
         j.options.note = e.note;
         j.options.baseline = e.config;
+        if (e.config.wScaleLayout != contract::ScaleLayout::RowMajor)
+          tool.usageError("entry '" + e.name +
+                          "' reads MFMA-native W scales; the search varies "
+                          "the X scale layout only");
+        j.options.nativeXScales =
+            e.config.xScaleLayout != contract::ScaleLayout::RowMajor;
         if (tool.has("--keep-layout"))
           j.options.weightLayout = weightLayoutClass(e.config);
         common(j.options);
@@ -502,6 +522,7 @@ int main(int argc, char **argv) {
     p.outType = *o;
     j.options.name = tool.text("--name", "n" + std::to_string(p.n) + "_k" +
                                              std::to_string(p.k));
+    j.options.nativeXScales = tool.has("--native-x-scales");
     if (tool.has("--baseline")) {
       contract::TuningDatabase probe;
       // The baseline is read by the database's own config reader.

@@ -100,6 +100,23 @@ TEST(ConfigSelectionTest, DatabaseEntryWhoseRangeHoldsTheHint) {
   EXPECT_EQ(select(e5m2, 16384, &db).source, ConfigSource::Heuristic);
 }
 
+TEST(ConfigSelectionTest, ScaleLayoutVariantsAreNeverAuto) {
+  // A variant repeats its base's range with native X scales, before or
+  // after it in the file; auto serves row-major scales, the default.
+  KernelConfig base = packedConfig(), variant = packedConfig();
+  variant.xScaleLayout = ScaleLayout::Mfma32x32x64;
+  for (bool variantFirst : {true, false}) {
+    TuningDatabase db;
+    db.entries = {entry("base", 4096, 1280, 8193, 16384, base)};
+    db.entries.insert(
+        variantFirst ? db.entries.begin() : db.entries.end(),
+        entry("base_native_xs", 4096, 1280, 8193, 16384, variant));
+    EXPECT_EQ(select(problem(4096, 1280), 9000, &db).sourceLabel(),
+              "database:base");
+    EXPECT_EQ(select(problem(4096, 1280), 0, &db).config, base);
+  }
+}
+
 TEST(ConfigSelectionTest, HintOutsideTheRangesKeepsTheKeysWeightLayout) {
   TuningDatabase db;
   db.entries = {entry("packed", 4096, 1280, 8193, 16384, packedConfig())};

@@ -72,12 +72,13 @@ TEST(RuntimeApi, VersionAndStrings) {
 }
 
 TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
-  // One entry per family and M bucket (docs/Compiler.md): 7 x 9, then the
-  // six generic kernels (two weight-scale kinds x three M ranges), whose N
-  // and K read 0 (any).
-  ASSERT_EQ(mxgemm_kernel_count(), 69u);
+  // One entry per family and M bucket (docs/Compiler.md): 7 x 9, one
+  // scale-layout variant (wo_b_native_xs, RuntimeApi.ScaleLayoutVariant),
+  // then the six generic kernels (two weight-scale kinds x three M ranges),
+  // whose N and K read 0 (any).
+  ASSERT_EQ(mxgemm_kernel_count(), 70u);
   std::vector<std::pair<int64_t, int64_t>> genericRanges;
-  for (size_t i = 63; i < 69; ++i) {
+  for (size_t i = 64; i < 70; ++i) {
     mxgemm_kernel_info info;
     ASSERT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
     EXPECT_EQ(info.n, 0) << info.entry;
@@ -111,8 +112,9 @@ TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
         mxgemm_kernel_info other;
         ASSERT_EQ(mxgemm_kernel_get(j, &other), MXGEMM_STATUS_OK);
         if (other.n == info.n && other.k == info.k &&
-            other.w_scale == info.w_scale && other.m_min >= 8193 &&
-            other.m_max <= 16384 &&
+            other.w_scale == info.w_scale &&
+            other.x_scale_layout == MXGEMM_SCALES_ROW_MAJOR &&
+            other.m_min >= 8193 && other.m_max <= 16384 &&
             (j == i ||
              std::string(other.entry) == std::string(family) + "_m" +
                                              std::to_string(other.m_min) + "_" +
@@ -148,13 +150,32 @@ TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
 TEST(RuntimeApi, EveryFamilyServesM1To65536InOneWeightLayout) {
   // The bucket entries of a key tile M = 1..65536 without gap or overlap
   // and read W in the layout of the key's qualified (8193..16384) kernel,
-  // so a weight packed once serves every M.
+  // so a weight packed once serves every M; with row-major scales, so
+  // every caller is served at every M (a scale-layout variant only adds a
+  // kernel for callers with native scales, in the same W layout).
   std::map<std::pair<int64_t, int64_t>, std::vector<mxgemm_kernel_info>> keys;
+  std::vector<mxgemm_kernel_info> variants;
   for (size_t i = 0; i < mxgemm_kernel_count(); ++i) {
     mxgemm_kernel_info info;
     ASSERT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
-    if (info.n != 0) // not a generic kernel
+    if (info.n == 0) // a generic kernel
+      continue;
+    if (info.x_scale_layout == MXGEMM_SCALES_ROW_MAJOR &&
+        info.w_scale_layout == MXGEMM_SCALES_ROW_MAJOR)
       keys[{info.n, info.k}].push_back(info);
+    else
+      variants.push_back(info);
+  }
+  ASSERT_EQ(variants.size(), 1u);
+  for (const mxgemm_kernel_info &v : variants) {
+    ASSERT_EQ(keys.count({v.n, v.k}), 1u) << v.entry;
+    bool sameRange = false;
+    for (const mxgemm_kernel_info &info : keys[{v.n, v.k}])
+      if (info.m_min == v.m_min && info.m_max == v.m_max) {
+        sameRange = true;
+        EXPECT_EQ(info.w_layout, v.w_layout) << v.entry;
+      }
+    EXPECT_TRUE(sameRange) << v.entry;
   }
   ASSERT_EQ(keys.size(), 7u);
   for (auto &[key, infos] : keys) {

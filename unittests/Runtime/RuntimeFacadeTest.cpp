@@ -35,6 +35,10 @@ TEST(RuntimeFacade, PlansForEveryFamily) {
       mxgemm_problem p;
       mxgemm_problem_init(&p, m, info.n, info.k);
       p.w_layout = info.w_layout;
+      // Scales as the entry reads them: a scale-layout variant serves its
+      // range to those, its row-major base to everyone else.
+      p.x_scale_layout = info.x_scale_layout;
+      p.w_scale_layout = info.w_scale_layout;
       mxgemm_plan plan, tail;
       int64_t firstRows = -1;
       ASSERT_EQ(mxgemm_query_row_split(c.ctx, &p, &plan, &firstRows, &tail),

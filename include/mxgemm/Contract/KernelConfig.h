@@ -141,6 +141,11 @@ struct KernelConfig {
   bool isPersistent() const { return persistent > 0; }
   /// True if W is read from pre-packed MFMA panels.
   bool readsWeightPanels() const { return stageW == Staging::PackedRegisters; }
+  /// True if both scale tensors are read row-major (the user-facing default).
+  bool readsRowMajorScales() const {
+    return xScaleLayout == ScaleLayout::RowMajor &&
+           wScaleLayout == ScaleLayout::RowMajor;
+  }
   /// True if the K loop keeps stages - 1 K tiles of register loads in
   /// flight (mxgemm-prefetch-registers): stages above 1 and no operand
   /// staged through LDS (with one, stages is the ring's depth).

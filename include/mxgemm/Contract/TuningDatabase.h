@@ -6,7 +6,10 @@
 // entry from it (mxgemm-compile --tuning-db), the runtime reads the embedded
 // copy to dispatch, and every rule (schema, names, ranges, overlapping M
 // ranges, one W layout per key, configs the verifier accepts) is checked
-// here, so a database that passes never fails later.
+// here, so a database that passes never fails later. Scale-layout
+// variants (TuningEntry::isScaleLayoutVariant) are the one exception to
+// "M ranges of a key do not overlap": one may repeat exactly the range of
+// an entry that reads other scale layouts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,7 +77,17 @@ struct TuningEntry {
 
   /// Symbol of the entry's kernel: "mxgemm_" + name.
   std::string kernelName() const { return "mxgemm_" + name; }
+  /// A scale-layout variant: an entry whose kernel reads X or W scales in
+  /// an MFMA-native layout, for callers whose scales come in its layouts.
+  /// It may repeat the M range of a row-major entry of its key (its base),
+  /// which serves everyone else.
+  bool isScaleLayoutVariant() const { return !config.readsRowMajorScales(); }
 };
+
+/// The order in which a key's entries are searched: by M range, then the
+/// row-major base of a range before its scale-layout variants (by X, then
+/// W scale layout). The runtime's tables and the tuner's output keep it.
+bool dispatchOrderLess(const TuningEntry &a, const TuningEntry &b);
 
 struct TuningDatabase {
   static constexpr std::string_view kFormat = "mxgemm-tuning-db";

@@ -45,6 +45,9 @@ struct RunOptions {
   /// engine that packs W and its scales at load time does); otherwise the
   /// problem is passed as given.
   bool autoWeightLayout = true;
+  /// Likewise for the scale layouts alone (false when the caller chose
+  /// them).
+  bool autoScaleLayouts = true;
 };
 
 struct RunResult {

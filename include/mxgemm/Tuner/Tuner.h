@@ -68,6 +68,10 @@ struct TuneOptions {
   /// W layout class every candidate must read ("row_major",
   /// "panels:m32n32k64"; empty: the search chooses one for the key).
   std::string weightLayout;
+  /// Every candidate reads X scales in its MFMA's native layout (the
+  /// search of a scale-layout variant, contract::TuningEntry); false: the
+  /// row-major default.
+  bool nativeXScales = false;
   /// More seed structures, screened after the baseline (e.g. the
   /// heuristic's pick and the key's large-M config).
   std::vector<std::pair<std::string, contract::KernelConfig>> extraSeeds;
