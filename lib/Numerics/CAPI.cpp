@@ -265,22 +265,60 @@ int mxgemm_pack_weight_panels(const uint8_t *w, uint8_t *packed, int64_t n,
   });
 }
 
+/// The layout named `name` and the size of [rows, kBlocks] scales in it;
+/// nothing (after fail()) for an unknown name or extents without a size.
+static std::optional<std::pair<contract::ScaleLayout, uint64_t>>
+namedScaleLayout(const char *name, int64_t rows, int64_t kBlocks) {
+  std::optional<contract::ScaleLayout> l = contract::parseScaleLayout(name);
+  if (!l) {
+    fail("unknown scale layout '" + std::string(name) + "' (expected " +
+         contract::scaleLayoutNames() + ")");
+    return std::nullopt;
+  }
+  std::optional<uint64_t> size = contract::scaleTensorBytes(*l, rows, kBlocks);
+  if (!size || *size > SIZE_MAX) {
+    fail("scales [" + std::to_string(rows) + ", " + std::to_string(kBlocks) +
+         "] have no size in layout " + name);
+    return std::nullopt;
+  }
+  return std::pair(*l, *size);
+}
+
+int mxgemm_unshuffle_scales(const char *layout, const uint8_t *src,
+                            size_t src_bytes, int64_t rows, int64_t k_blocks,
+                            uint8_t *dst, size_t dst_bytes) {
+  return guarded([&] {
+    if (!layout || !src || !dst)
+      return fail("null layout name or buffer");
+    auto named = namedScaleLayout(layout, rows, k_blocks);
+    if (!named)
+      return 1;
+    // Extents with a size in a layout have one row-major (at most it).
+    const uint64_t rowMajor = uint64_t(rows) * uint64_t(k_blocks);
+    if (src_bytes < named->second)
+      return fail("source holds " + std::to_string(src_bytes) +
+                  " bytes; the layout needs " + std::to_string(named->second));
+    if (dst_bytes < rowMajor)
+      return fail("destination holds " + std::to_string(dst_bytes) +
+                  " bytes; row-major scales need " + std::to_string(rowMajor));
+    if (!contract::unshuffleScales(named->first, src, src_bytes, rows, k_blocks,
+                                   dst, dst_bytes))
+      return fail("scales do not fit the buffers");
+    return 0;
+  });
+}
+
 int mxgemm_preshuffle_scales(const char *layout, const uint8_t *src,
                              int64_t rows, int64_t k_blocks, int64_t ld,
                              uint8_t *dst, size_t dst_bytes, size_t *bytes) {
   return guarded([&] {
     if (!layout || !bytes)
       return fail("null layout name or size pointer");
-    std::optional<contract::ScaleLayout> l = contract::parseScaleLayout(layout);
-    if (!l)
-      return fail("unknown scale layout '" + std::string(layout) +
-                  "' (expected " + contract::scaleLayoutNames() + ")");
-    std::optional<uint64_t> size =
-        contract::scaleTensorBytes(*l, rows, k_blocks);
-    if (!size || *size > SIZE_MAX)
-      return fail("scales [" + std::to_string(rows) + ", " +
-                  std::to_string(k_blocks) + "] have no size in layout " +
-                  layout);
+    auto named = namedScaleLayout(layout, rows, k_blocks);
+    if (!named)
+      return 1;
+    std::optional<contract::ScaleLayout> l = named->first;
+    std::optional<uint64_t> size = named->second;
     *bytes = size_t(*size);
     if (!dst)
       return 0;

@@ -22,8 +22,8 @@ Bindings of the project's C libraries, never a second implementation:
 - choose_config(...): that choice alone, from the compiler C API
   (mxgemmProblemChooseConfig in libMXGemmCAPI.so, docs/Compiler.md);
 - quantize_mx / dequantize / encode_fp8 / decode_table / random_mx /
-  reference_gemm / check_gemm / pack_weight_panels / preshuffle_scales: the
-  C++ MX numerics (libmxgemm_numerics.so, docs/Numerics.md).
+  reference_gemm / check_gemm / pack_weight_panels / preshuffle_scales /
+  unshuffle_scales: the C++ MX numerics (libmxgemm_numerics.so, docs/Numerics.md).
 
 Submodules: `cases` (the case table), `perf` (the lower bound and the
 predictions of the C++ timing simulator mxgemm-sim), `isa` (K-loop facts of an ISA listing), `qualify` and `bench` (the
@@ -49,11 +49,11 @@ from ._compiler import choose_config
 from ._numerics import (GemmOperands, bf16_to_float32, check_gemm,
                         decode_e8m0, decode_table, dequantize, encode_fp8,
                         preshuffle_scales, quantize_mx, random_mx,
-                        reference_gemm, scale_rows)
+                        reference_gemm, scale_rows, unshuffle_scales)
 
 __all__ = ["quantize_mx", "dequantize", "bf16_to_float32", "encode_fp8",
            "decode_table", "decode_e8m0", "random_mx", "scale_rows",
-           "preshuffle_scales",
+           "preshuffle_scales", "unshuffle_scales",
            "GemmOperands", "reference_gemm", "check_gemm", "plan", "row_split", "gemm",
            "compile", "choose_config", "find_compiler", "kernels", "kernel_descriptor",
            "kernel_code_object", "descriptor_plan", "workgroup_tile",

@@ -56,6 +56,9 @@ def _signatures():
         "mxgemm_preshuffle_scales": (I, [ctypes.c_char_p, _U8P, I64, I64,
                                          I64, _U8P, ctypes.c_size_t,
                                          P(ctypes.c_size_t)]),
+        "mxgemm_unshuffle_scales": (I, [ctypes.c_char_p, _U8P,
+                                        ctypes.c_size_t, I64, I64, _U8P,
+                                        ctypes.c_size_t]),
     }
 
 
@@ -236,6 +239,19 @@ def preshuffle_scales(scales, layout):
     out = np.empty(size.value, dtype=np.uint8)
     _call("mxgemm_preshuffle_scales", name, _ptr(a.view(np.uint8)), rows,
           blocks, 0, _ptr(out), out.size, ctypes.byref(size))
+    return out
+
+
+def unshuffle_scales(packed, layout, rows, k):
+    """The inverse of preshuffle_scales: E8M0 scales of a [rows, k] operand
+    laid out in `layout` (1-D uint8, at least the layout's size) back to
+    row-major [rows, k/32], by the numerics library."""
+    a = np.ascontiguousarray(packed, dtype=np.uint8).reshape(-1)
+    if k % 32:
+        raise ValueError("K = %d is not a multiple of 32" % k)
+    out = np.empty((rows, k // 32), dtype=np.uint8)
+    _call("mxgemm_unshuffle_scales", str(layout).encode(), _ptr(a), a.size,
+          rows, k // 32, _ptr(out), out.size)
     return out
 
 

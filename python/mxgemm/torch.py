@@ -11,9 +11,10 @@ The operators (torch.ops.mxgemm.*; the functions of this module check
 every argument with a message that says what is wrong, then call them):
 
     scaled_mm(Tensor x, Tensor x_scale, Tensor weight, Tensor weight_scale,
-              ScalarType? out_dtype=None, str w_layout="row_major") -> Tensor
-    quantize_mxfp8(Tensor x, str fmt="e4m3", str granularity="per_row")
-              -> (Tensor, Tensor)
+              ScalarType? out_dtype=None, str w_layout="row_major",
+              str x_scale_layout="row_major") -> Tensor
+    quantize_mxfp8(Tensor x, str fmt="e4m3", str granularity="per_row",
+              str scale_layout="row_major") -> (Tensor, Tensor)
     pack_weights(Tensor weight, int? m=None) -> Tensor
 
 Operands, as vLLM's ROCm MXFP8 block-32 linear passes them: x [M, K] FP8
@@ -26,6 +27,12 @@ of weight or weight_scale take the reference: NOT_CONTIGUOUS); CPU tensors
 are copied densely anyway. FP8 and E8M0 are uint8 tensors of raw bytes
 (uint8 codes are E4M3); on a torch with float8 dtypes (2.1+) those are
 accepted too and viewed as bytes. out_dtype: bfloat16 (default) or float32.
+x_scale may instead be in an MFMA-native layout (x_scale_layout
+'mfma_32x32x64' or 'mfma_16x16x128', docs/Runtime.md "Scale layouts"): a
+contiguous 1-D tensor of mxgemm.scale_bytes(layout, M, K) bytes, as
+quantize_mxfp8(..., scale_layout=) writes it; x_scale_layout(m, n, k) says
+which layout the runtime's fastest kernel for a call reads (a scale-layout
+variant of the tuning database, e.g. wo_b's at M 8193..16384).
 
 Which path runs (last_path(), counters()):
 - "runtime": the runtime shim (libmxgemm_runtime.so, mxgemm_gemm) with its
@@ -61,6 +68,7 @@ import torch
 from . import _api, _numerics
 
 __all__ = ["scaled_mm", "quantize_mxfp8", "pack_weights", "weight_layout",
+           "x_scale_layout",
            "make_mxfp8_linear", "last_path", "counters", "reset_counters",
            "set_context", "PathRecord", "OP_SCHEMAS"]
 
@@ -72,9 +80,11 @@ ALIGNMENT = 16  # bytes; the runtime's pointer rule (MXGEMM_REASON_MISALIGNED)
 OP_SCHEMAS = {
     "scaled_mm": "scaled_mm(Tensor x, Tensor x_scale, Tensor weight, "
                  "Tensor weight_scale, ScalarType? out_dtype=None, "
-                 'str w_layout="row_major") -> Tensor',
+                 'str w_layout="row_major", '
+                 'str x_scale_layout="row_major") -> Tensor',
     "quantize_mxfp8": 'quantize_mxfp8(Tensor x, str fmt="e4m3", '
-                      'str granularity="per_row") -> (Tensor, Tensor)',
+                      'str granularity="per_row", '
+                      'str scale_layout="row_major") -> (Tensor, Tensor)',
     "pack_weights": "pack_weights(Tensor weight, int? m=None) -> Tensor",
 }
 
@@ -223,6 +233,30 @@ def _matrix(name, t, dtypes, what):
     return t
 
 
+def _scale_layout(what, layout):
+    """True for an MFMA-native scale layout, False for row-major."""
+    if layout not in _api._rt.SCALE_LAYOUTS:
+        raise ArgumentError(f"{what} must be one of "
+                            f"{sorted(_api._rt.SCALE_LAYOUTS)}, got "
+                            f"{layout!r}")
+    return layout != "row_major"
+
+
+def _native_scales(name, t, layout):
+    """E8M0 scales in an MFMA-native layout: a contiguous 1-D tensor."""
+    _tensor(name, t)
+    if t.dtype not in _E8M0:
+        raise ArgumentError(f"{name} must hold E8M0 scales as "
+                            f"{_dtype_names(_E8M0)}, got {t.dtype}")
+    if t.dim() != 1 or not t.is_contiguous():
+        raise ArgumentError(f"{name} in {layout} must be a contiguous 1-D "
+                            f"tensor of mxgemm.scale_bytes() bytes, got "
+                            f"shape {tuple(t.shape)}")
+    if t.device.type not in ("cpu", "cuda"):
+        raise ArgumentError(f"{name} is on device '{t.device}': mxgemm takes "
+                            f"CPU tensors or GPU (ROCm) tensors")
+
+
 def _contiguous(**tensors):
     """Checked after the shapes: a slice is named by its shape first."""
     for name, t in tensors.items():
@@ -268,10 +302,14 @@ class _Gemm:
     """The checked operands of one scaled_mm."""
 
     def __init__(self, x, x_scale, weight, weight_scale, out_dtype,
-                 w_layout):
+                 w_layout, x_scale_layout="row_major"):
         _matrix("x", x, _FP8, "FP8 codes")
         _matrix("weight", weight, _FP8, "FP8 codes")
-        _matrix("x_scale", x_scale, _E8M0, "E8M0 scales")
+        native = _scale_layout("x_scale_layout", x_scale_layout)
+        if native:
+            _native_scales("x_scale", x_scale, x_scale_layout)
+        else:
+            _matrix("x_scale", x_scale, _E8M0, "E8M0 scales")
         _matrix("weight_scale", weight_scale, _E8M0, "E8M0 scales")
         _same_device(x=x, x_scale=x_scale, weight=weight,
                      weight_scale=weight_scale)
@@ -295,7 +333,14 @@ class _Gemm:
         if wk != k:
             raise ArgumentError(f"weight has K = {wk} (shape "
                                 f"{tuple(weight.shape)}) but x has K = {k}")
-        if tuple(x_scale.shape) != (m, k // 32):
+        if native:
+            want = _api.scale_bytes(x_scale_layout, m, k)
+            if x_scale.numel() != want:
+                raise ArgumentError(
+                    f"x_scale in {x_scale_layout} must hold "
+                    f"mxgemm.scale_bytes({x_scale_layout!r}, {m}, {k}) = "
+                    f"{want} bytes, got {x_scale.numel()}")
+        elif tuple(x_scale.shape) != (m, k // 32):
             raise ArgumentError(f"x_scale must be [M, K/32] = "
                                 f"{[m, k // 32]} (one E8M0 per 32 elements "
                                 f"of a row of x), got {list(x_scale.shape)}")
@@ -309,13 +354,16 @@ class _Gemm:
                 f"weight_scale must be [ceil(N/32), K/32] = {list(block)} "
                 f"(32x32 blocks) or [N, K/32] = {list(row)} (per row), got "
                 f"{list(weight_scale.shape)}")
-        lds = _row_strides(x=("x", x), xs=("x_scale", x_scale),
-                           w=("weight", weight),
-                           ws=("weight_scale", weight_scale))
+        views = dict(x=("x", x), xs=("x_scale", x_scale),
+                     w=("weight", weight), ws=("weight_scale", weight_scale))
+        if native:  # a flat tensor of whole chunks: no leading dimension
+            del views["xs"]
+        lds = _row_strides(**views)
         self.m, self.n, self.k = m, n, k
         self.x_format, self.w_format = _FP8[x.dtype], _FP8[weight.dtype]
         self.out_dtype, self.out_type = out_dtype, _OUT[out_dtype]
         self.w_layout = w_layout
+        self.x_scale_layout = x_scale_layout
         self.tensors = [_bytes(t) for t in (x, x_scale, weight, weight_scale)]
         self.device = x.device
         # GPU tensors are read in place, so the runtime sees their strides;
@@ -330,28 +378,33 @@ class _Gemm:
         info = _serving_kernel(self.n, self.k, self.x_format, self.w_format,
                                self.w_scale, self.m,
                                self.device.type == "cuda", self.out_type,
-                               self.w_layout)
+                               self.w_layout, self.x_scale_layout)
         return info["k_step"] if info else DEFAULT_K_STEP
 
 
 def _serving_kernel(n, k, x_format="e4m3", w_format="e4m3",
                     w_scale="block32x32", m=None, cuda=False, out_type="bf16",
-                    w_layout="row_major"):
+                    w_layout="row_major", x_scale_layout="row_major"):
     """{'kernel', 'w_layout', 'k_step', 'mfma', 'm'} of the kernel the
     runtime runs for (M, N, K, formats, out_type), or None when none serves
     it. Asked of the context the tensors go through (so that loaded
     libraries and JIT count), else of a dry-run context; W in `w_layout`
-    first, then in the other layout. M None: the key's first embedded M
-    range (all M ranges of a key read one W layout), else 1."""
+    first, then in the other layout; X scales in `x_scale_layout`, then
+    row-major (so that a call no kernel serves in a native layout steps K
+    as its row-major twin does). M None: the key's first embedded M range
+    (all M ranges of a key read one W layout), else 1."""
     if m is None:
         m = _api._key_m(n, k, x_format, w_format, w_scale)
     ctx = _gpu_context() if cuda else _cpu_context()[0]
     if ctx is None:
         ctx = _dry_run_context()
     other = "row_major" if w_layout == "mfma_panels" else "mfma_panels"
-    for layout in (w_layout, other):
+    tries = [(x_scale_layout, w_layout), (x_scale_layout, other)]
+    if x_scale_layout != "row_major":
+        tries += [("row_major", w_layout), ("row_major", other)]
+    for scales, layout in tries:
         p = _api.plan(m, n, k, x_format, w_format, w_scale, out_type,
-                      ctx=ctx, w_layout=layout)
+                      ctx=ctx, w_layout=layout, x_scale_layout=scales)
         if p.eligible:
             # The panel layout follows the MFMA, which the K step names.
             return {"kernel": p.kernel, "w_layout": p.w_layout, "m": m,
@@ -392,7 +445,10 @@ def _row_major_weight(g, w):
 
 def _reference_mm(g, reason, detail=""):
     x, xs, w, ws = g.tensors
-    ops = _numerics.GemmOperands(_np(x), _np(xs), _row_major_weight(g, w),
+    xs = _np(xs)
+    if g.x_scale_layout != "row_major":
+        xs = _numerics.unshuffle_scales(xs, g.x_scale_layout, g.m, g.k)
+    ops = _numerics.GemmOperands(_np(x), xs, _row_major_weight(g, w),
                                  _np(ws), g.x_format, g.w_format, g.w_scale)
     k_step = g.k_step()  # plans: asked once
     bits = _numerics.reference_gemm(ops, k_step, out_type=g.out_type)
@@ -406,7 +462,7 @@ def _reference_mm(g, reason, detail=""):
 def _plan(g, ctx, w_layout=None):
     return _api.plan(g.m, g.n, g.k, g.x_format, g.w_format, g.w_scale,
                      g.out_type, ctx=ctx, w_layout=w_layout or g.w_layout,
-                     **g.lds)
+                     x_scale_layout=g.x_scale_layout, **g.lds)
 
 
 def _runtime_mm(g, ctx, p):
@@ -414,7 +470,7 @@ def _runtime_mm(g, ctx, p):
     tensors through copies into the context's device memory."""
     x, xs, w, ws = g.tensors
     kw = dict(x_format=g.x_format, w_format=g.w_format, w_scale=g.w_scale,
-              ctx=ctx, w_layout=g.w_layout)
+              ctx=ctx, w_layout=g.w_layout, x_scale_layout=g.x_scale_layout)
     if g.device.type == "cuda":
         _aligned(x=x, x_scale=xs, weight=w, weight_scale=ws)
         y = torch.empty((g.m, g.n), dtype=torch.bfloat16, device=g.device)
@@ -455,8 +511,9 @@ def _runtime_for(g):
 
 
 def _scaled_mm_impl(x, x_scale, weight, weight_scale, out_dtype=None,
-                    w_layout="row_major"):
-    g = _Gemm(x, x_scale, weight, weight_scale, out_dtype, w_layout)
+                    w_layout="row_major", x_scale_layout="row_major"):
+    g = _Gemm(x, x_scale, weight, weight_scale, out_dtype, w_layout,
+              x_scale_layout)
     ctx, p = _runtime_for(g)
     if ctx is None:
         return _reference_mm(g, *p)
@@ -464,21 +521,31 @@ def _scaled_mm_impl(x, x_scale, weight, weight_scale, out_dtype=None,
 
 
 def scaled_mm(x, x_scale, weight, weight_scale, out_dtype=torch.bfloat16,
-              w_layout="row_major"):
+              w_layout="row_major", x_scale_layout="row_major"):
     """Y [M, N] = (x * 2^x_scale) . (weight * 2^weight_scale)^T in
     out_dtype (bfloat16 or float32), bit-exact with the CPU reference on
     every path. `w_layout`: the layout `weight` is in ('row_major', or
-    'mfma_panels' from pack_weights). Raises ArgumentError (a ValueError)
-    or TypeError for arguments it cannot take; see last_path()."""
-    _Gemm(x, x_scale, weight, weight_scale, out_dtype, w_layout)
+    'mfma_panels' from pack_weights). `x_scale_layout`: the layout
+    `x_scale` is in ('row_major' [M, K/32], or an MFMA-native layout from
+    quantize_mxfp8(..., scale_layout=), a flat tensor; x_scale_layout()
+    says which one the runtime's kernel for the call reads). Raises
+    ArgumentError (a ValueError) or TypeError for arguments it cannot
+    take; see last_path()."""
+    _Gemm(x, x_scale, weight, weight_scale, out_dtype, w_layout,
+          x_scale_layout)
     return torch.ops.mxgemm.scaled_mm(x, x_scale, weight, weight_scale,
-                                      out_dtype, w_layout)
+                                      out_dtype, w_layout, x_scale_layout)
 
 
 # --- quantize_mxfp8 ---------------------------------------------------------
 
-def _quantize_args(x, fmt, granularity):
+def _quantize_args(x, fmt, granularity, scale_layout="row_major"):
     _matrix("x", x, _QUANT_IN, "values to quantize")
+    if _scale_layout("scale_layout", scale_layout) and \
+            granularity != "per_row":
+        raise ArgumentError(f"scale_layout {scale_layout!r} is for per-row "
+                            f"(activation) scales, got granularity "
+                            f"{granularity!r}")
     if fmt not in _numerics.FORMATS:
         raise ArgumentError(f"fmt must be one of {sorted(_numerics.FORMATS)}"
                             f", got {fmt!r}")
@@ -495,15 +562,18 @@ _QUANT_TYPES = {torch.float32: "f32", torch.bfloat16: "bf16",
                 torch.float16: "f16"}
 
 
-def _quantize_reference(x, fmt, granularity, reason, detail):
+def _quantize_reference(x, fmt, granularity, reason, detail,
+                        scale_layout="row_major"):
     # FP32 first is exact for BF16/FP16; the C++ quantizer takes FP32.
     codes, scales = _numerics.quantize_mx(_np(x.float()), fmt, granularity)
+    if scale_layout != "row_major":
+        scales = _numerics.preshuffle_scales(scales, scale_layout)
     _record("quantize_mxfp8", "reference", reason, detail)
     return (torch.from_numpy(codes).to(x.device),
             torch.from_numpy(scales).to(x.device))
 
 
-def _quantize_runtime(x, fmt, ctx):
+def _quantize_runtime(x, fmt, ctx, scale_layout="row_major"):
     """mxgemm_quantize: GPU tensors in place on torch's current stream, CPU
     tensors through copies into the context's device memory."""
     in_type = _QUANT_TYPES[x.dtype]
@@ -511,23 +581,27 @@ def _quantize_runtime(x, fmt, ctx):
     if x.device.type == "cuda":
         _aligned(x=x)
         codes = torch.empty((m, k), dtype=torch.uint8, device=x.device)
-        scales = torch.empty((m, k // 32), dtype=torch.uint8,
-                             device=x.device)
+        shape = (m, k // 32) if scale_layout == "row_major" else \
+            (_api.scale_bytes(scale_layout, m, k),)
+        scales = torch.empty(shape, dtype=torch.uint8, device=x.device)
         _api.quantize_device(x, fmt, in_type, codes, scales,
-                             stream=_stream(x), ctx=ctx)
+                             stream=_stream(x), ctx=ctx,
+                             scale_layout=scale_layout)
     else:
         # The raw bits (NumPy has no bfloat16): BF16 as int16.
         host = x.view(torch.int16).numpy() if in_type == "bf16" else \
             x.numpy()
-        codes, scales = _api.quantize_device(host, fmt, in_type, ctx=ctx)
+        codes, scales = _api.quantize_device(host, fmt, in_type, ctx=ctx,
+                                             scale_layout=scale_layout)
         codes, scales = torch.from_numpy(codes), torch.from_numpy(scales)
     _record("quantize_mxfp8", "runtime", "NONE",
             f"mxgemm_quantize_{in_type}_{fmt}")
     return codes, scales
 
 
-def _quantize_impl(x, fmt="e4m3", granularity="per_row"):
-    _quantize_args(x, fmt, granularity)
+def _quantize_impl(x, fmt="e4m3", granularity="per_row",
+                   scale_layout="row_major"):
+    _quantize_args(x, fmt, granularity, scale_layout)
     if granularity != "per_row":
         return _quantize_reference(
             x, fmt, granularity, "GRANULARITY",
@@ -543,23 +617,28 @@ def _quantize_impl(x, fmt="e4m3", granularity="per_row"):
                 "set_context(False): CPU tensors take the reference"
                 if why == "DISABLED" else
                 "no HIP library configured for CPU tensors (set_context() or"
-                " $MXGEMM_HIP_LIBRARY)")
+                " $MXGEMM_HIP_LIBRARY)", scale_layout)
     try:
-        return _quantize_runtime(x, fmt, ctx)
+        return _quantize_runtime(x, fmt, ctx, scale_layout)
     except _api.NotEligible as e:
         # No HIP, not a gfx950, a misaligned view: the C++ quantizer does it.
         return _quantize_reference(x, fmt, granularity, "NOT_ELIGIBLE",
-                                   e.message)
+                                   e.message, scale_layout)
 
 
-def quantize_mxfp8(x, fmt="e4m3", granularity="per_row"):
+def quantize_mxfp8(x, fmt="e4m3", granularity="per_row",
+                   scale_layout="row_major"):
     """x [M, K] (float32, bfloat16 or float16; K % 32 == 0) -> (codes
     uint8 [M, K] in `fmt` ('e4m3' or 'e5m2'), scales uint8 E8M0): [M, K/32]
     per row (activations), [ceil(M/32), K/32] for 'block32x32' (weights).
     OCP MX v1.0 rule of lib/Numerics/Quantize.cpp (docs/Numerics.md):
-    round to nearest even, saturating; an all-zero block gets scale 127."""
-    _quantize_args(x, fmt, granularity)
-    return torch.ops.mxgemm.quantize_mxfp8(x, fmt, granularity)
+    round to nearest even, saturating; an all-zero block gets scale 127.
+    `scale_layout` (per-row scales only): 'row_major', or an MFMA-native
+    layout ('mfma_32x32x64', 'mfma_16x16x128'; see x_scale_layout()), then
+    the scales are a flat tensor of mxgemm.scale_bytes(layout, M, K) bytes
+    for scaled_mm(..., x_scale_layout=layout)."""
+    _quantize_args(x, fmt, granularity, scale_layout)
+    return torch.ops.mxgemm.quantize_mxfp8(x, fmt, granularity, scale_layout)
 
 
 # --- weight packing ---------------------------------------------------------
@@ -570,6 +649,28 @@ def weight_layout(n, k, fmt="e4m3", w_scale="block32x32", m=None):
     key reads one layout); 'row_major' when no kernel serves (N, K)."""
     info = _serving_kernel(n, k, fmt, fmt, w_scale, m)
     return info["w_layout"] if info else "row_major"
+
+
+def x_scale_layout(m, n, k, fmt="e4m3", w_scale="block32x32",
+                   w_layout=None, cuda=False):
+    """The layout of X's scales to quantize into for a call of M rows on
+    W [N, K]: an MFMA-native layout ('mfma_32x32x64' or 'mfma_16x16x128')
+    when the runtime serves the call with a kernel that reads it (a
+    scale-layout variant, docs/Tuning.md), else 'row_major' (what every
+    kernel of the runtime takes). `w_layout` None: weight_layout(n, k).
+    Asked of the context GPU tensors (cuda=True) or CPU tensors go through,
+    else of a dry-run context, as scaled_mm would ask."""
+    if w_layout is None:
+        w_layout = weight_layout(n, k, fmt, w_scale, m)
+    ctx = _gpu_context() if cuda else _cpu_context()[0]
+    if ctx is None:
+        ctx = _dry_run_context()
+    for layout in ("mfma_32x32x64", "mfma_16x16x128"):
+        p = _api.plan(m, n, k, fmt, fmt, w_scale, "bf16", ctx=ctx,
+                      w_layout=w_layout, x_scale_layout=layout)
+        if p.eligible:
+            return layout
+    return "row_major"
 
 
 def _pack_impl(weight, m=None):
@@ -700,15 +801,19 @@ def _register():
         getattr(torch.library, "impl_abstract", None)
     if fake is not None:  # torch 2.x: shape inference without data
         def mm_fake(x, x_scale, weight, weight_scale, out_dtype=None,
-                    w_layout="row_major"):
+                    w_layout="row_major", x_scale_layout="row_major"):
             return x.new_empty((x.shape[0], weight.shape[0]),
                                dtype=out_dtype or torch.bfloat16)
 
-        def quantize_fake(x, fmt="e4m3", granularity="per_row"):
+        def quantize_fake(x, fmt="e4m3", granularity="per_row",
+                          scale_layout="row_major"):
             rows = x.shape[0] if granularity == "per_row" else \
                 -(-x.shape[0] // 32)
+            shape = (rows, x.shape[1] // 32) if scale_layout == "row_major" \
+                else (_api.scale_bytes(scale_layout, x.shape[0],
+                                       x.shape[1]),)
             return (x.new_empty(x.shape, dtype=torch.uint8),
-                    x.new_empty((rows, x.shape[1] // 32), dtype=torch.uint8))
+                    x.new_empty(shape, dtype=torch.uint8))
 
         def pack_fake(weight, m=None):
             return torch.empty_like(weight)

@@ -68,6 +68,19 @@ def test_pack_scales_is_the_preshuffle(ctx):
         assert np.array_equal(got, np.ravel(want))
 
 
+def test_unshuffle_inverts_the_preshuffle():
+    # Partial row groups and chunks (70 rows, K = 640: 20 blocks).
+    _, xs = mxgemm.random_mx(4, 70, 640)
+    for layout in ("row_major", "mfma_16x16x128", "mfma_32x32x64"):
+        packed = mxgemm.preshuffle_scales(xs, layout)
+        assert np.array_equal(mxgemm.unshuffle_scales(packed, layout, 70,
+                                                      640), xs)
+        with pytest.raises(ValueError, match="source holds"):
+            mxgemm.unshuffle_scales(packed[:-1], layout, 70, 640)
+    with pytest.raises(ValueError, match="unknown scale layout"):
+        mxgemm.unshuffle_scales(xs, "tiled", 70, 640)
+
+
 def test_embedded_kernels_read_row_major_scales(ctx):
     k = mxgemm.kernels()[0]
     assert k["x_scale_layout"] == k["w_scale_layout"] == "row_major"

@@ -563,3 +563,108 @@ def test_example_runs_on_the_emulator(ctx):
     assert "quantize X 8193x1280: path runtime (NONE), " \
         "mxgemm_quantize_bf16_e4m3" in out
     assert "relative error vs BF16 matmul 0.0" in out
+
+
+# --- MFMA-native X scales (a scale-layout variant) --------------------------
+
+NATIVE_N, NATIVE_K, NATIVE_LAYOUT = 256, 512, "mfma_32x32x64"
+
+
+@pytest.fixture(scope="module")
+def variant_ctx(tmp_path_factory):
+    """A context on the facade with a loaded library holding, for one key
+    and M range, a kernel reading row-major X scales and its scale-layout
+    variant reading them in the 32x32x64 MFMA-native layout."""
+    from conftest import facade_path, tuning_entry, write_library
+    import os
+    if not os.path.exists(facade_path()):
+        pytest.skip("HIP facade not built")
+    c = mxgemm.Context(hip_library=facade_path())
+    kernels = []
+    for name, extra in (("torch_row_xs", {}),
+                        ("torch_native_xs",
+                         {"x_scale_layout": NATIVE_LAYOUT})):
+        config = dict({"tile_m": 128, "tile_n": 128, "tile_k": 128}, **extra)
+        code, d = mxgemm.compile(NATIVE_N, NATIVE_K, config=config,
+                                 name="mxgemm_" + name)
+        kernels.append((tuning_entry(name, d, (1, 4096)), code, d))
+    c.load_library(write_library(tmp_path_factory.mktemp("variant") / "lib",
+                                 kernels, c))
+    yield c
+    c.close()
+
+
+def test_native_x_scales_from_quantizer_to_scaled_mm(variant_ctx):
+    m = 63
+    gen = torch.Generator().manual_seed(11)
+    x = torch.randn(m, NATIVE_K, generator=gen).to(torch.bfloat16)
+    w, ws = mxgemm.random_mx(12, NATIVE_N, NATIVE_K,
+                             granularity="block32x32")
+    w, ws = _t(w, ws)
+    mt.set_context(variant_ctx)
+    try:
+        # The runtime's fastest kernel for the call reads native X scales;
+        # outside the variant's range only row-major kernels serve.
+        assert mt.x_scale_layout(m, NATIVE_N, NATIVE_K) == NATIVE_LAYOUT
+        assert mt.x_scale_layout(5000, NATIVE_N, NATIVE_K) == "row_major"
+        codes, xs_row = mt.quantize_mxfp8(x)
+        assert mt.last_path().path == "runtime"
+        codes_n, xs_native = mt.quantize_mxfp8(x, scale_layout=NATIVE_LAYOUT)
+        assert mt.last_path().path == "runtime"
+        assert torch.equal(codes, codes_n)
+        assert xs_native.dim() == 1 and xs_native.numel() == \
+            mxgemm.scale_bytes(NATIVE_LAYOUT, m, NATIVE_K)
+        assert np.array_equal(xs_native.numpy(), mxgemm.preshuffle_scales(
+            xs_row.numpy(), NATIVE_LAYOUT))
+        y_row = mt.scaled_mm(codes, xs_row, w, ws)
+        assert mt.last_path() == ("scaled_mm", "runtime", "NONE",
+                                  "mxgemm_torch_row_xs")
+        y_native = mt.scaled_mm(codes, xs_native, w, ws,
+                                x_scale_layout=NATIVE_LAYOUT)
+        assert mt.last_path() == ("scaled_mm", "runtime", "NONE",
+                                  "mxgemm_torch_native_xs")
+        assert torch.equal(_bits(y_row), _bits(y_native))
+        # Native scales no kernel reads at this M: the reference, same bits.
+        y_16 = mt.scaled_mm(codes, mt.quantize_mxfp8(
+            x, scale_layout="mfma_16x16x128")[1], w, ws,
+            x_scale_layout="mfma_16x16x128")
+        assert mt.last_path()[:3] == ("scaled_mm", "reference",
+                                      "SCALE_LAYOUT")
+        assert torch.equal(_bits(y_16), _bits(y_row))
+    finally:
+        mt.set_context(None)
+    # The reference path unshuffles the scales: the same bits again, and
+    # the reference quantizer writes the same native bytes.
+    mt.set_context(False)
+    try:
+        codes_r, xs_r = mt.quantize_mxfp8(x, scale_layout=NATIVE_LAYOUT)
+        assert mt.last_path().path == "reference"
+        assert torch.equal(codes_r, codes) and torch.equal(xs_r, xs_native)
+        y_ref = mt.scaled_mm(codes, xs_native, w, ws,
+                             x_scale_layout=NATIVE_LAYOUT)
+        assert mt.last_path().path == "reference"
+        assert torch.equal(_bits(y_ref), _bits(y_row))
+    finally:
+        mt.set_context(None)
+
+
+def test_native_x_scale_arguments_are_checked(reference_only):
+    m = 40
+    x, xs, w, ws = _random_operands(5, m, NATIVE_N, NATIVE_K)
+    native = torch.from_numpy(mxgemm.preshuffle_scales(xs.numpy(),
+                                                       NATIVE_LAYOUT))
+    with pytest.raises(mt.ArgumentError, match="must hold "
+                       r"mxgemm.scale_bytes\('mfma_32x32x64', 40, 512\)"):
+        mt.scaled_mm(x, native[:-1], w, ws, x_scale_layout=NATIVE_LAYOUT)
+    with pytest.raises(mt.ArgumentError, match="contiguous 1-D"):
+        mt.scaled_mm(x, xs, w, ws, x_scale_layout=NATIVE_LAYOUT)
+    with pytest.raises(mt.ArgumentError, match="x_scale_layout must be"):
+        mt.scaled_mm(x, xs, w, ws, x_scale_layout="tiled")
+    with pytest.raises(mt.ArgumentError, match="x_scale must be"):
+        mt.scaled_mm(x, native, w, ws)  # native bytes, row-major promised
+    with pytest.raises(mt.ArgumentError, match="per-row"):
+        mt.quantize_mxfp8(torch.zeros(64, 64), granularity="block32x32",
+                          scale_layout=NATIVE_LAYOUT)
+    with pytest.raises(mt.ArgumentError, match="scale_layout must be"):
+        mt.quantize_mxfp8(torch.zeros(64, 64), scale_layout="tiled")
+    assert mt.counters() == {}

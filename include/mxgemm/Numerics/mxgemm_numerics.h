@@ -123,6 +123,17 @@ mxgemm_preshuffle_scales(const char *layout, const uint8_t *src, int64_t rows,
                          int64_t k_blocks, int64_t ld, uint8_t *dst,
                          size_t dst_bytes, size_t *bytes);
 
+/* The inverse of mxgemm_preshuffle_scales: `src` (`src_bytes`, at least
+   the size of [rows, k_blocks] in `layout`) back to row-major [rows,
+   k_blocks] in `dst` (`dst_bytes` >= rows * k_blocks, contiguous). Nonzero,
+   `dst` untouched, on a bad layout name, extents below 1, a size that
+   overflows or a short buffer. */
+MXGEMM_NUMERICS_API int mxgemm_unshuffle_scales(const char *layout,
+                                                const uint8_t *src,
+                                                size_t src_bytes, int64_t rows,
+                                                int64_t k_blocks, uint8_t *dst,
+                                                size_t dst_bytes);
+
 #ifdef __cplusplus
 }
 #endif
