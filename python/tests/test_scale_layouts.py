@@ -123,6 +123,31 @@ def test_embedded_scale_layout_variant_serves_its_layout(ctx):
     assert not p.eligible and p.reason == "SCALE_LAYOUT"
 
 
+def test_embedded_variant_is_bit_exact_at_its_m_edge(ctx):
+    # wo_b_native_xs at M = 8193: the tile of the last row (one valid row of
+    # 256) and the first tile, X scales packed by the runtime.
+    m, n, k = 8193, 5120, 4096
+    layout = "mfma_32x32x64"
+    plan = mxgemm.plan(m, n, k, ctx=ctx, x_scale_layout=layout)
+    assert plan.entry == "wo_b_native_xs", plan.message
+    edge = next(g for g in range(plan.grid[0])
+                if mxgemm.workgroup_tile(plan, g)[0] + plan.program_tile_m > m)
+    x, xs = mxgemm.random_mx(31, m, k)
+    w, ws = mxgemm.random_mx(32, n, k, granularity="block32x32")
+    y = mxgemm.gemm(x, mxgemm.pack_scales(xs, layout, ctx=ctx), w, ws,
+                    ctx=ctx, workgroups=[0, edge], x_scale_layout=layout)
+    regions = []
+    for g in (0, edge):
+        r, c = mxgemm.workgroup_tile(plan, g)
+        regions.append((r, min(r + plan.program_tile_m, m), c,
+                        c + plan.tile_n))
+    assert regions[1][1] - regions[1][0] == 1
+    res = mxgemm.check_gemm(mxgemm.GemmOperands(x, xs, w, ws), y,
+                            plan.k_step, regions=regions)
+    assert res["mismatches"] == 0 and res["stray"] == 0, res
+    assert res["compared"] == plan.tile_n * (plan.program_tile_m + 1)
+
+
 def _check(plan, m, x, xs, w, ws, y, workgroups):
     regions = []
     for g in workgroups:
