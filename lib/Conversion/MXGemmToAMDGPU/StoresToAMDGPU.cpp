@@ -181,7 +181,7 @@ public:
           perLane);
       Value quadCol = e.mul(e.coords.g, 4);
       for (int64_t i = 0; i < blocksM; ++i) {
-        for (int64_t c = 0; c < op.getWaveN() / cols; ++c) {
+        for (int64_t c = 0; c < int64_t(op.getWaveN()) / cols; ++c) {
           for (int64_t j = c * cols / nonK; j < (c + 1) * cols / nonK; ++j)
             for (int64_t u = 0; u < accPer / 4; ++u) {
               Value v = quad(i, j, u);
