@@ -17,11 +17,12 @@ def test_version_and_kernels():
         2 * [(1, 16), (17, 64), (65, 2**31 - 1)])
     families = ["wq_b", "engram", "wo_b", "shared_gate_up", "fused_qkv",
                 "shared_down", "index_query"]
-    # One scale-layout variant (test_scale_layouts.py); every other kernel
+    # Two scale-layout variants (test_scale_layouts.py); every other kernel
     # reads row-major scales.
-    assert [k["entry"] for k in ks if k["x_scale_layout"] != "row_major"
-            or k["w_scale_layout"] != "row_major"] == ["wo_b_native_xs"]
-    ks = [k for k in ks if k["entry"] != "wo_b_native_xs"]
+    variants = ["engram_native_xs", "wo_b_native_xs"]
+    assert sorted(k["entry"] for k in ks if k["x_scale_layout"] != "row_major"
+                  or k["w_scale_layout"] != "row_major") == variants
+    ks = [k for k in ks if k["entry"] not in variants]
     # The qualified entry of each family serves the whole bucket
     # 8193..16384, and one entry per other M bucket (nine buckets).
     tuned = [k for k in ks if k["entry"] in families]

@@ -96,40 +96,44 @@ def test_embedded_kernels_read_row_major_scales(ctx):
         mxgemm.plan(m, k["n"], k["k"], ctx=ctx, x_scale_layout="column")
 
 
-def test_embedded_scale_layout_variant_serves_its_layout(ctx):
-    # wo_b_native_xs (docs/Tuning.md, "Scale-layout variants") repeats
-    # wo_b's key and M range with X scales in the 32x32x64 native layout.
+@pytest.mark.parametrize("family", ["wo_b", "engram"])
+def test_embedded_scale_layout_variant_serves_its_layout(ctx, family):
+    # <family>_native_xs (docs/Tuning.md, "Scale-layout variants") repeats
+    # the family's key and M range with X scales in the 32x32x64 layout.
     ks = {k["entry"]: k for k in mxgemm.kernels()}
-    base, variant = ks["wo_b"], ks["wo_b_native_xs"]
+    base, variant = ks[family], ks[family + "_native_xs"]
     assert (variant["n"], variant["k"], variant["m_range"]) == \
         (base["n"], base["k"], base["m_range"])
     assert base["x_scale_layout"] == "row_major"
     assert variant["x_scale_layout"] == "mfma_32x32x64"
     assert variant["w_scale_layout"] == "row_major"
     # Every other embedded kernel reads row-major scales.
-    assert [e for e, k in ks.items() if k["x_scale_layout"] != "row_major"
-            or k["w_scale_layout"] != "row_major"] == ["wo_b_native_xs"]
+    assert sorted(e for e, k in ks.items() if k["x_scale_layout"] !=
+                  "row_major" or k["w_scale_layout"] != "row_major") == \
+        ["engram_native_xs", "wo_b_native_xs"]
     n, k = base["n"], base["k"]
     for m in base["m_range"]:
-        assert mxgemm.plan(m, n, k, ctx=ctx).entry == "wo_b"
+        assert mxgemm.plan(m, n, k, ctx=ctx).entry == family
         p = mxgemm.plan(m, n, k, ctx=ctx, x_scale_layout="mfma_32x32x64")
-        assert p.eligible and p.entry == "wo_b_native_xs", p.message
+        assert p.eligible and p.entry == family + "_native_xs", p.message
         assert p.x_scale_layout == "mfma_32x32x64"
     p = mxgemm.plan(9199, n, k, ctx=ctx, x_scale_layout="mfma_16x16x128")
     assert not p.eligible and p.reason == "SCALE_LAYOUT"
-    assert "mxgemm_wo_b_native_xs" in p.message
+    assert "mxgemm_%s_native_xs" % family in p.message
     # Outside the variant's range the key's kernels read row-major scales.
     p = mxgemm.plan(4096, n, k, ctx=ctx, x_scale_layout="mfma_32x32x64")
     assert not p.eligible and p.reason == "SCALE_LAYOUT"
 
 
-def test_embedded_variant_is_bit_exact_at_its_m_edge(ctx):
-    # wo_b_native_xs at M = 8193: the tile of the last row (one valid row of
-    # 256) and the first tile, X scales packed by the runtime.
-    m, n, k = 8193, 5120, 4096
+@pytest.mark.parametrize("family, n, k", [("wo_b", 5120, 4096),
+                                          ("engram", 12800, 6144)])
+def test_embedded_variant_is_bit_exact_at_its_m_edge(ctx, family, n, k):
+    # <family>_native_xs at M = 8193: the tile of the last row (one valid
+    # row of 256) and the first tile, X scales packed by the runtime.
+    m = 8193
     layout = "mfma_32x32x64"
     plan = mxgemm.plan(m, n, k, ctx=ctx, x_scale_layout=layout)
-    assert plan.entry == "wo_b_native_xs", plan.message
+    assert plan.entry == family + "_native_xs", plan.message
     edge = next(g for g in range(plan.grid[0])
                 if mxgemm.workgroup_tile(plan, g)[0] + plan.program_tile_m > m)
     x, xs = mxgemm.random_mx(31, m, k)

@@ -224,12 +224,13 @@ TEST(ScaleLayouts, ProblemRules) {
 }
 
 TEST(ScaleLayouts, EmbeddedKernelsReadRowMajorScalesButOneVariant) {
-  // wo_b_native_xs (docs/Tuning.md, "Scale-layout variants") is the one
-  // embedded kernel with MFMA-native (X) scales.
+  // wo_b_native_xs and engram_native_xs (docs/Tuning.md, "Scale-layout
+  // variants") are the embedded kernels with MFMA-native (X) scales.
   for (size_t i = 0; i < mxgemm_kernel_count(); ++i) {
     mxgemm_kernel_info info;
     ASSERT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
-    const bool variant = std::string(info.entry) == "wo_b_native_xs";
+    const bool variant = std::string(info.entry) == "wo_b_native_xs" ||
+                         std::string(info.entry) == "engram_native_xs";
     EXPECT_EQ(info.x_scale_layout,
               variant ? MXGEMM_SCALES_MFMA_32X32X64 : MXGEMM_SCALES_ROW_MAJOR)
         << info.entry;

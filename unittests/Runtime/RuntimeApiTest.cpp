@@ -72,13 +72,14 @@ TEST(RuntimeApi, VersionAndStrings) {
 }
 
 TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
-  // One entry per family and M bucket (docs/Compiler.md): 7 x 9, one
-  // scale-layout variant (wo_b_native_xs, RuntimeApi.ScaleLayoutVariant),
-  // then the six generic kernels (two weight-scale kinds x three M ranges),
-  // whose N and K read 0 (any).
-  ASSERT_EQ(mxgemm_kernel_count(), 70u);
+  // One entry per family and M bucket (docs/Compiler.md): 7 x 9, two
+  // scale-layout variants (wo_b_native_xs and engram_native_xs, checked in
+  // EveryFamilyServesM1To65536InOneWeightLayout), then the six generic
+  // kernels (two weight-scale kinds x three M ranges), whose N and K read
+  // 0 (any).
+  ASSERT_EQ(mxgemm_kernel_count(), 71u);
   std::vector<std::pair<int64_t, int64_t>> genericRanges;
-  for (size_t i = 64; i < 70; ++i) {
+  for (size_t i = 65; i < 71; ++i) {
     mxgemm_kernel_info info;
     ASSERT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
     EXPECT_EQ(info.n, 0) << info.entry;
@@ -166,7 +167,7 @@ TEST(RuntimeApi, EveryFamilyServesM1To65536InOneWeightLayout) {
     else
       variants.push_back(info);
   }
-  ASSERT_EQ(variants.size(), 1u);
+  ASSERT_EQ(variants.size(), 2u);
   for (const mxgemm_kernel_info &v : variants) {
     ASSERT_EQ(keys.count({v.n, v.k}), 1u) << v.entry;
     bool sameRange = false;
