@@ -97,6 +97,26 @@ bool outputType(int t, nx::OutputType &out) {
     return false;
   return true;
 }
+
+/// The layout named `name` and the size of [rows, kBlocks] scales in it;
+/// nothing (after fail()) for an unknown name or extents without a size.
+std::optional<std::pair<contract::ScaleLayout, uint64_t>>
+namedScaleLayout(const char *name, int64_t rows, int64_t kBlocks) {
+  std::optional<contract::ScaleLayout> l = contract::parseScaleLayout(name);
+  if (!l) {
+    fail("unknown scale layout '" + std::string(name) + "' (expected " +
+         contract::scaleLayoutNames() + ")");
+    return std::nullopt;
+  }
+  std::optional<uint64_t> size = contract::scaleTensorBytes(*l, rows, kBlocks);
+  if (!size || *size > SIZE_MAX) {
+    fail("scales [" + std::to_string(rows) + ", " + std::to_string(kBlocks) +
+         "] have no size in layout " + name);
+    return std::nullopt;
+  }
+  return std::pair(*l, *size);
+}
+
 } // namespace
 
 extern "C" {
@@ -265,25 +285,6 @@ int mxgemm_pack_weight_panels(const uint8_t *w, uint8_t *packed, int64_t n,
   });
 }
 
-/// The layout named `name` and the size of [rows, kBlocks] scales in it;
-/// nothing (after fail()) for an unknown name or extents without a size.
-static std::optional<std::pair<contract::ScaleLayout, uint64_t>>
-namedScaleLayout(const char *name, int64_t rows, int64_t kBlocks) {
-  std::optional<contract::ScaleLayout> l = contract::parseScaleLayout(name);
-  if (!l) {
-    fail("unknown scale layout '" + std::string(name) + "' (expected " +
-         contract::scaleLayoutNames() + ")");
-    return std::nullopt;
-  }
-  std::optional<uint64_t> size = contract::scaleTensorBytes(*l, rows, kBlocks);
-  if (!size || *size > SIZE_MAX) {
-    fail("scales [" + std::to_string(rows) + ", " + std::to_string(kBlocks) +
-         "] have no size in layout " + name);
-    return std::nullopt;
-  }
-  return std::pair(*l, *size);
-}
-
 int mxgemm_unshuffle_scales(const char *layout, const uint8_t *src,
                             size_t src_bytes, int64_t rows, int64_t k_blocks,
                             uint8_t *dst, size_t dst_bytes) {
@@ -317,9 +318,8 @@ int mxgemm_preshuffle_scales(const char *layout, const uint8_t *src,
     auto named = namedScaleLayout(layout, rows, k_blocks);
     if (!named)
       return 1;
-    std::optional<contract::ScaleLayout> l = named->first;
-    std::optional<uint64_t> size = named->second;
-    *bytes = size_t(*size);
+    const auto [l, size] = *named;
+    *bytes = size_t(size);
     if (!dst)
       return 0;
     if (!src)
@@ -331,7 +331,7 @@ int mxgemm_preshuffle_scales(const char *layout, const uint8_t *src,
     if (dst_bytes < *bytes)
       return fail("destination holds " + std::to_string(dst_bytes) +
                   " bytes; the layout needs " + std::to_string(*bytes));
-    contract::preshuffleScales(*l, src, rows, k_blocks, stride, dst, dst_bytes);
+    contract::preshuffleScales(l, src, rows, k_blocks, stride, dst, dst_bytes);
     return 0;
   });
 }

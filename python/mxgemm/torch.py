@@ -197,6 +197,14 @@ def _gpu_context():
         return _ctx_state["gpu"]
 
 
+def _query_context(cuda):
+    """The context a plan is asked of: the one GPU tensors (`cuda`) or CPU
+    tensors go through, else a dry-run context (so that loaded libraries
+    and JIT count where they would serve the call)."""
+    ctx = _gpu_context() if cuda else _cpu_context()[0]
+    return ctx if ctx is not None else _dry_run_context()
+
+
 def _on_gpu(t):
     return t.device.type == "cuda"  # a ROCm build names HIP devices "cuda"
 
@@ -218,19 +226,26 @@ def _dtype_names(dtypes):
     return ", ".join(sorted(str(d) for d in dtypes))
 
 
-def _matrix(name, t, dtypes, what):
-    """A 2-D tensor of one of `dtypes` on the CPU or a GPU."""
+def _checked_tensor(name, t, dtypes, what, dim, shape_rule,
+                    contiguous=False):
+    """A `dim`-D tensor (contiguous if asked) of one of `dtypes` on the CPU
+    or a GPU; `shape_rule` completes the message "<name> ..." otherwise."""
     _tensor(name, t)
     if t.dtype not in dtypes:
         raise ArgumentError(f"{name} must hold {what} as "
                             f"{_dtype_names(dtypes)}, got {t.dtype}")
-    if t.dim() != 2:
-        raise ArgumentError(f"{name} must be 2-D, got shape "
+    if t.dim() != dim or (contiguous and not t.is_contiguous()):
+        raise ArgumentError(f"{name} {shape_rule}, got shape "
                             f"{tuple(t.shape)}")
     if t.device.type not in ("cpu", "cuda"):
         raise ArgumentError(f"{name} is on device '{t.device}': mxgemm takes "
                             f"CPU tensors or GPU (ROCm) tensors")
     return t
+
+
+def _matrix(name, t, dtypes, what):
+    """A 2-D tensor of one of `dtypes` on the CPU or a GPU."""
+    return _checked_tensor(name, t, dtypes, what, 2, "must be 2-D")
 
 
 def _scale_layout(what, layout):
@@ -244,17 +259,9 @@ def _scale_layout(what, layout):
 
 def _native_scales(name, t, layout):
     """E8M0 scales in an MFMA-native layout: a contiguous 1-D tensor."""
-    _tensor(name, t)
-    if t.dtype not in _E8M0:
-        raise ArgumentError(f"{name} must hold E8M0 scales as "
-                            f"{_dtype_names(_E8M0)}, got {t.dtype}")
-    if t.dim() != 1 or not t.is_contiguous():
-        raise ArgumentError(f"{name} in {layout} must be a contiguous 1-D "
-                            f"tensor of mxgemm.scale_bytes() bytes, got "
-                            f"shape {tuple(t.shape)}")
-    if t.device.type not in ("cpu", "cuda"):
-        raise ArgumentError(f"{name} is on device '{t.device}': mxgemm takes "
-                            f"CPU tensors or GPU (ROCm) tensors")
+    _checked_tensor(name, t, _E8M0, "E8M0 scales", 1,
+                    f"in {layout} must be a contiguous 1-D tensor of "
+                    f"mxgemm.scale_bytes() bytes", contiguous=True)
 
 
 def _contiguous(**tensors):
@@ -395,9 +402,7 @@ def _serving_kernel(n, k, x_format="e4m3", w_format="e4m3",
     (all M ranges of a key read one W layout), else 1."""
     if m is None:
         m = _api._key_m(n, k, x_format, w_format, w_scale)
-    ctx = _gpu_context() if cuda else _cpu_context()[0]
-    if ctx is None:
-        ctx = _dry_run_context()
+    ctx = _query_context(cuda)
     other = "row_major" if w_layout == "mfma_panels" else "mfma_panels"
     tries = [(x_scale_layout, w_layout), (x_scale_layout, other)]
     if x_scale_layout != "row_major":
@@ -662,9 +667,7 @@ def x_scale_layout(m, n, k, fmt="e4m3", w_scale="block32x32",
     else of a dry-run context, as scaled_mm would ask."""
     if w_layout is None:
         w_layout = weight_layout(n, k, fmt, w_scale, m)
-    ctx = _gpu_context() if cuda else _cpu_context()[0]
-    if ctx is None:
-        ctx = _dry_run_context()
+    ctx = _query_context(cuda)
     for layout in ("mfma_32x32x64", "mfma_16x16x128"):
         p = _api.plan(m, n, k, fmt, fmt, w_scale, "bf16", ctx=ctx,
                       w_layout=w_layout, x_scale_layout=layout)
