@@ -79,6 +79,16 @@ def test_unshuffle_inverts_the_preshuffle():
             mxgemm.unshuffle_scales(packed[:-1], layout, 70, 640)
     with pytest.raises(ValueError, match="unknown scale layout"):
         mxgemm.unshuffle_scales(xs, "tiled", 70, 640)
+    # The C function refuses a short destination and writes nothing.
+    from mxgemm import _numerics
+    packed = mxgemm.preshuffle_scales(xs, "mfma_32x32x64")
+    dst = np.full(xs.size - 1, 0xa5, np.uint8)
+    with pytest.raises(ValueError, match="destination holds 1399 bytes; "
+                       "row-major scales need 1400"):
+        _numerics._call("mxgemm_unshuffle_scales", b"mfma_32x32x64",
+                        _numerics._ptr(packed), packed.size, 70, 20,
+                        _numerics._ptr(dst), dst.size)
+    assert (dst == 0xa5).all()
 
 
 def test_embedded_kernels_read_row_major_scales(ctx):
