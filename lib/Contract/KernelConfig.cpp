@@ -190,12 +190,23 @@ ErrorMessage contract::verifyConfig(const KernelConfig &c,
                        << c.wavesM << " x " << c.wavesN
                        << " waves and split = " << c.split;
     if (c.stageX != Staging::LdsAsync || c.stageW != Staging::LdsAsync ||
-        c.stages < 3)
+        c.stages < 2)
       return Message() << "schedule = pingpong needs stage_x = stage_w = "
-                          "lds_async and stages >= 3 (a wave refills a slot "
-                          "while the other group still reads the one "
-                          "before), got stages = "
+                          "lds_async and stages >= 2, got stages = "
                        << c.stages;
+    // With two slots the refill of tile t+1 may only start once both
+    // groups have read tile t-1: each K tile is then two turns, and the
+    // refill is issued in the first and waited for in the second
+    // (docs/Design.md, "Two-slot ping-pong").
+    const int64_t kSteps = c.tileK / t.getMfma(c.mfma).k;
+    if (c.stages == 2 &&
+        (kSteps % 2 != 0 || c.unrollK > 1 || c.isPersistent() || c.tailSplit))
+      return Message() << "schedule = pingpong with stages = 2 computes each "
+                          "K tile in two turns: it needs an even number of "
+                          "MFMA K steps per tile (tile_k / MFMA K = "
+                       << kSteps
+                       << "), unroll_k = 1, persistent = 0 and no "
+                          "tail_split";
   }
   if (c.kSplits < 1 || c.kSplits > kMaxKSplits)
     return Message() << "k_splits must be in 1.." << kMaxKSplits << ", got "

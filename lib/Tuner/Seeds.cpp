@@ -189,6 +189,14 @@ void rowMajor(const contract::GemmProblem &p, int64_t m, int64_t cus,
     r2.mfma = MfmaShape::M16N16K128;
     out.push_back({"R2 16x16x128", r2});
   }
+  // Q3's 256x256 tile with 128-K copies (whole 128-byte rows) in a
+  // two-slot ring, each K tile in two turns (docs/Design.md, "Two-slot
+  // ping-pong").
+  if (m > 1024 && k % 128 == 0 && n % 256 == 0) {
+    KernelConfig q = pingPong({256, 256, 4, 2}, 128);
+    q.stages = 2;
+    out.push_back({"Q3 two-slot 256x256x128", q});
+  }
   if (m > 1024) {
     // The structure with both operands through an XOR ring, one schedule.
     KernelConfig f = direct({256, 256, 2, 4}, 128, MfmaShape::M32N32K64);

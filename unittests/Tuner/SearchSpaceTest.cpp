@@ -364,3 +364,27 @@ TEST(Seeds, MediumMSplitsKOnlyWhenTheGridLeavesCUsIdle) {
 }
 
 } // namespace
+
+namespace {
+
+bool offersTwoSlotPingPong(int64_t n, int64_t k, int64_t m) {
+  for (const SeedStructure &s :
+       seedStructures(problem(n, k), m, false, target::kGFX950))
+    if (s.config.schedule == contract::Schedule::PingPong &&
+        s.config.stages == 2)
+      return true;
+  return false;
+}
+
+// The two-slot ping-pong seed (256x256x128, two turns per K tile) is
+// offered above M = 1024 where N divides into 256-wide tiles and K into
+// 128-deep ones, and nowhere else.
+TEST(Seeds, TwoSlotPingPongWhereItsTileDivides) {
+  EXPECT_TRUE(offersTwoSlotPingPong(16384, 1280, 4096));
+  EXPECT_TRUE(offersTwoSlotPingPong(5120, 1152, 16385));
+  EXPECT_FALSE(offersTwoSlotPingPong(16384, 1280, 1024));
+  EXPECT_FALSE(offersTwoSlotPingPong(16384, 1216, 4096));
+  EXPECT_FALSE(offersTwoSlotPingPong(16320, 1280, 4096));
+}
+
+} // namespace

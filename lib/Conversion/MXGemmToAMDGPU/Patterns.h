@@ -44,6 +44,10 @@ bool endsRingBarrier(Operation *op);
 /// for all but `pendingLoads` vector-memory loads, s_barrier, raise the
 /// priority (SyncToAMDGPU.cpp, WaveMmaOp).
 void emitPingPongTurn(OpBuilder &b, Location loc, int64_t pendingLoads);
+/// The end of a ping-pong wave's first MFMA turn of a two-turn K tile:
+/// lower the priority and s_barrier (the other group's turn), nothing
+/// scheduled across it (SyncToAMDGPU.cpp, WaveMmaOp's pingpong_refills).
+void emitPingPongYield(OpBuilder &b, Location loc);
 
 /// mxgemm.wave_mma (WaveMmaToMfma.cpp).
 void populateWaveMmaToMfmaPatterns(RewritePatternSet &patterns,

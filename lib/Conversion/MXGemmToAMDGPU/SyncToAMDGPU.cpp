@@ -89,6 +89,13 @@ void emitPingPongTurn(OpBuilder &b, Location loc, int64_t pendingLoads) {
   ROCDL::SetPrioOp::create(b, loc, b.getI16IntegerAttr(1));
 }
 
+void emitPingPongYield(OpBuilder &b, Location loc) {
+  ROCDL::SetPrioOp::create(b, loc, b.getI16IntegerAttr(0));
+  ROCDL::SchedBarrier::create(b, loc, b.getI32IntegerAttr(0));
+  emitRingBarrier(b, loc);
+  ROCDL::SchedBarrier::create(b, loc, b.getI32IntegerAttr(0));
+}
+
 bool endsRingBarrier(Operation *op) {
   if (isa<RingBarrierOp>(op))
     return true;

@@ -239,29 +239,46 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
         bOp[j] = e.loadOperandFromLds(adaptor.getWTile(), tileRow[j],
                                       step * kStep, op.getXorSwizzle());
   };
-  if (pingpongPending) {
-    // Every read of the tile, ahead of the refills when there are any, and
-    // waited for before them: an LDS-DMA takes an lgkmcnt slot for LLVM 22
-    // and the emulator (not for the hardware, LLVM PR 179305), so a later
-    // lgkmcnt(0) would also wait for the refills' data. Then the turn: the
-    // wait for the next tile's copies and the barrier the other group meets
-    // at the start of its reads, and the MFMAs at raised priority.
-    for (int64_t step = 0; step < steps; ++step) {
-      if (!hoistLoads)
-        loadGlobals(step);
-      loadLdsOperands(step);
-    }
+  // A two-turn tile (pingpong_refills) reads and computes its first half
+  // of the K steps in the first turn, the rest in the second.
+  std::optional<uint64_t> refills = op.getPingpongRefills();
+  const int64_t firstTurnSteps = refills ? steps / 2 : steps;
+  auto waitLdsReads = [&] {
     amdgpu::MemoryCounterWaitOp::create(
         b, loc, /*load=*/nullptr, /*store=*/nullptr,
         /*ds=*/b.getI32IntegerAttr(0), /*exp=*/nullptr, /*tensor=*/nullptr);
+  };
+  if (pingpongPending) {
+    // Every read of the (first) turn, ahead of the refills when there are
+    // any, and waited for before them: an LDS-DMA takes an lgkmcnt slot
+    // for LLVM 22 and the emulator (not for the hardware, LLVM PR 179305),
+    // so a later lgkmcnt(0) would also wait for the refills' data. Then the
+    // turn: the wait for the next tile's copies and the barrier the other
+    // group meets at the start of its reads, and the MFMAs at raised
+    // priority.
+    for (int64_t step = 0; step < steps; ++step) {
+      if (!hoistLoads)
+        loadGlobals(step);
+      if (step < firstTurnSteps)
+        loadLdsOperands(step);
+    }
+    waitLdsReads();
     b.setInsertionPoint(op);
-    emitPingPongTurn(b, loc, *pingpongPending);
+    emitPingPongTurn(b, loc, refills ? *refills : *pingpongPending);
   }
   for (int64_t step = 0; step < steps; ++step) {
     if (!pingpongPending) {
       if (!hoistLoads)
         loadGlobals(step);
       loadLdsOperands(step);
+    } else if (step == firstTurnSteps) {
+      // The second turn: the other group's reads end at this barrier; this
+      // wave's reads of the second half, then the wait for the next tile.
+      emitPingPongYield(b, loc);
+      for (int64_t later = step; later < steps; ++later)
+        loadLdsOperands(later);
+      waitLdsReads();
+      emitPingPongTurn(b, loc, *pingpongPending);
     }
     SmallVector<Value> &a = aOf[step], &bOp = bOf[step];
     SmallVector<MfmaEmitter::StepScale> &aScale = aScaleOf[step],

@@ -30,6 +30,17 @@
 // tile t-1 before the barrier that lets either refill its slot, and the
 // refill of slot (t-1) % N never meets a read of tile t or t+1 for N >= 3.
 //
+// With N = 2 the slot of tile t-1 is tile t+1's, and the other group may
+// still read tile t-1 until the barrier after this iteration's publishing
+// one. Each K tile then takes two turns (WaveMmaOp's `pingpong_refills`),
+// four barriers per iteration: publish, turn 1, mid, turn 2. The refills
+// of tile t+1 go out after a wave's publishing barrier of iteration t, by
+// which both groups have read all of tile t-1 (A, one barrier behind,
+// reads its second half of t-1 until B's publishing barrier), and each
+// wave waits for them before its second turn, which every wave passes
+// before either group reads tile t+1. The refills' lead is three turns,
+// the same as with three slots of half the K.
+//
 // In a persistent kernel the K loop sits in a walk over the workgroup's
 // tiles (mxgemm.tile_walk). The ring then runs across tiles as if their K
 // loops were one: the prologue is issued once, before the walk; a refill
@@ -270,8 +281,13 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
         !mmas.front().getWTile())
       return loop.emitOpError("schedule = pingpong needs one mxgemm.wave_mma "
                               "per K tile with both operands in LDS");
-    // The MMA's turn waits for tile t+1; tile 0 is waited for here.
+    // The MMA's turn waits for tile t+1; tile 0 is waited for here. With
+    // two slots the MMA takes two turns and waits for tile t+1 at the
+    // second (pending is then 0), leaving this iteration's refills in
+    // flight at the first.
     mmas.front().setPingpongPending(pending);
+    if (stages == 2)
+      mmas.front().setPingpongRefills(loadsPerTile);
     OpBuilder pre(loop);
     WaitCopiesOp::create(pre, loc, pre.getI64IntegerAttr(pending));
     // With a ring running across a tile walk the stagger runs across it
@@ -363,8 +379,8 @@ struct MXGemmPipelinePass
       });
     });
     for (auto [loop, n, pingpong] : loops) {
-      if (pingpong && n < 3) {
-        loop.emitOpError("schedule = pingpong needs at least 3 stages, got ")
+      if (pingpong && n < 2) {
+        loop.emitOpError("schedule = pingpong needs at least 2 stages, got ")
             << n;
         return signalPassFailure();
       }

@@ -418,7 +418,7 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
         /*scale_words_tile=*/IntegerAttr(), /*xor_swizzle=*/UnitAttr(),
         /*w_panels=*/UnitAttr(), nativeScales(config.getXScaleLayout()),
         nativeScales(config.getWScaleLayout()),
-        /*pingpong_pending=*/IntegerAttr(),
+        /*pingpong_pending=*/IntegerAttr(), /*pingpong_refills=*/IntegerAttr(),
         MfmaShapeAttr::get(ctx, config.getMfma()), b.getI64IntegerAttr(waveM),
         b.getI64IntegerAttr(waveN), b.getI64IntegerAttr(config.getTileK()),
         kSize ? IntegerAttr() : b.getI64IntegerAttr(k), op.getWScaleAttr());

@@ -42,3 +42,38 @@ func.func @pingpong(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
         memref<4x8xf8E8M0FNU> into memref<?x128xbf16>
   return
 }
+
+// -----
+
+// Two slots (stages = 2): the refill of tile t+1 goes into the slot of tile
+// t-1, which the other group reads until this iteration's publishing
+// barrier. The MMA then takes two turns per K tile (pingpong_refills: the
+// 2 + 2 global_load_lds of this iteration's two copies stay in flight at
+// the first) and waits for every copy at the second (pending = 0); tile 0
+// is waited for completely.
+// CHECK-LABEL: gpu.func @pingpong_two_slots
+// CHECK-COUNT-2: mxgemm.copy_to_lds
+// CHECK: mxgemm.wait_copies {pending = 0 : i64}
+// CHECK: scf.if
+// CHECK-NEXT: mxgemm.ring_barrier
+// CHECK: scf.for
+// CHECK: mxgemm.ring_barrier
+// CHECK-COUNT-2: mxgemm.copy_to_lds
+// CHECK-NEXT: mxgemm.wave_mma {{.+}} {{.*}}pingpong_pending = 0 : i64, pingpong_refills = 4 : i64
+// CHECK-NOT: mxgemm.ring_barrier
+// CHECK: scf.yield
+func.func @pingpong_two_slots(%x: memref<?x512xf8E4M3FN>,
+                              %xs: memref<?x16xf8E8M0FNU>,
+                              %w: memref<128x512xf8E4M3FN>,
+                              %ws: memref<4x16xf8E8M0FNU>,
+                              %y: memref<?x128xbf16>) {
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 128,
+                               waves_m = 2, waves_n = 4, mfma = m32n32k64,
+                               stage_x = lds_async, stage_w = lds_async,
+                               stages = 2, schedule = pingpong>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x512xf8E4M3FN>, memref<?x16xf8E8M0FNU>,
+        memref<128x512xf8E4M3FN>, memref<4x16xf8E8M0FNU> into memref<?x128xbf16>
+  return
+}

@@ -125,7 +125,7 @@ def MXGemm_ConfigAttr : AttrDef<MXGemm_Dialect, "Config"> {
     | `group_m`, `group_n` | program-id -> tile grouping: groups of `group_m x group_n` tiles; `group_n = 0` spans all N tiles (classic 1-D GROUP_M); `1 x 0` is row-major order [1, 0] |
     | `xcd_remap` | remap program ids so that neighbours share an XCD's L2 (gfx950 dispatches round-robin over 8 XCDs) [false] |
     | `stage_x`, `stage_w` | operand staging: `direct`, `lds_async`, `lds_sync`, `packed_registers` (W only: pre-packed MFMA panels) [direct] |
-    | `stages` | software-pipeline depth of the K loop, 1..4: LDS ring depth (2 = double buffering), or without an LDS ring the K tiles of register loads in flight [1] |
+    | `stages` | software-pipeline depth of the K loop, 1..4: LDS ring depth (2 = double buffering; with `pingpong`, each K tile then takes two turns), or without an LDS ring the K tiles of register loads in flight [1] |
     | `lds_layout` | `plain`, `padded` or `xor` (bank-conflict avoidance) [plain] |
     | `split` | independent programs per logical tile along M [1] |
     | `waves_per_eu` | occupancy hint, 0 = none [0] |

@@ -234,6 +234,14 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     priority (`s_setprio 1`) while the other group reads. `sched_barrier`s
     keep LLVM from moving anything across the turn.
 
+    With `pingpong_refills` as well (a two-slot ring, `stages = 2`), the
+    tile takes two turns: the reads of the first half of its K steps, a
+    turn that leaves `pingpong_refills` copies (the refills of the next
+    tile, issued after the reads) in flight, the first half's MFMAs; then a
+    barrier, the second half's reads and a turn that waits
+    `vmcnt(pingpong_pending)`, and the second half's MFMAs. The MFMAs run
+    in the same K order as with one turn.
+
     `acc` holds the accumulators of the `wave_m / mfma_m x wave_n / mfma_n`
     MFMA blocks in block-row-major order, each in the transposed D layout of
     docs/Design.md section 9 (W is the MFMA's A operand: lane `l` holds row
@@ -294,6 +302,7 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
                    UnitAttr:$x_scales_native,
                    UnitAttr:$w_scales_native,
                    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$pingpong_pending,
+                   OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$pingpong_refills,
                    MXGemm_MfmaShapeAttr:$mfma,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_m,
                    ConfinedAttr<I64Attr, [IntPositive]>:$wave_n,

@@ -209,14 +209,19 @@ def MXGemmPipeline : Pass<"mxgemm-pipeline"> {
     constant bound.
 
     With `schedule = pingpong` (8 waves, two per SIMD, both operands in LDS,
-    N >= 3) the two groups of four waves (one wave of each per SIMD) run
+    N >= 2) the two groups of four waves (one wave of each per SIMD) run
     half an iteration apart: the wait moves into the MMA's turn
     (`pingpong_pending` of `mxgemm.wave_mma`: the wave's copies of tile
     t+1, then a barrier between its LDS reads and its MFMAs), tile 0 is
     waited for before the loop, and a conditional `mxgemm.ring_barrier`
     before the loop (group B) and after it (group A) staggers the groups, so
     that one group's turn meets the other's publishing barrier: one group
-    reads LDS and refills while the other runs its MFMAs.
+    reads LDS and refills while the other runs its MFMAs. With N = 2 the
+    refill of tile t+1 lands in the slot the other group read until this
+    iteration's publishing barrier: the MMA then takes two turns per K
+    tile (`pingpong_refills`, the refills left in flight at the first) and
+    waits for every copy at the second (docs/Design.md, "Two-slot
+    ping-pong").
 
     Example: `mxgemm-opt --mxgemm-tile --mxgemm-stage-copies --mxgemm-pipeline in.mlir`.
   }];
