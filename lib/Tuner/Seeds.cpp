@@ -175,7 +175,8 @@ void rowMajor(const contract::GemmProblem &p, int64_t m, int64_t cus,
     out.push_back({tileName("staged", staged), staged});
   }
   // Ping-pong: Q3 (256x256x64, 4x2 waves), R1 (256x128x128), R2
-  // (128x256x128, 2x4 waves, both MFMA shapes); R1 only up to M = 1024.
+  // (128x256x128, 2x4 waves, both MFMA shapes), Q3's tile in a two-slot
+  // ring; R1 only up to M = 1024, the two-slot one only above.
   if (k % 64 == 0 && n % 256 == 0)
     out.push_back({"Q3", pingPong({256, 256, 4, 2}, 64)});
   if (m <= 1024 && k % 128 == 0 && n % 128 == 0)
@@ -188,14 +189,14 @@ void rowMajor(const contract::GemmProblem &p, int64_t m, int64_t cus,
     KernelConfig r2 = pingPong({128, 256, 2, 4}, 128);
     r2.mfma = MfmaShape::M16N16K128;
     out.push_back({"R2 16x16x128", r2});
-  }
-  // Q3's 256x256 tile with 128-K copies (whole 128-byte rows) in a
-  // two-slot ring, each K tile in two turns (docs/Design.md, "Two-slot
-  // ping-pong").
-  if (m > 1024 && k % 128 == 0 && n % 256 == 0) {
-    KernelConfig q = pingPong({256, 256, 4, 2}, 128);
-    q.stages = 2;
-    out.push_back({"Q3 two-slot 256x256x128", q});
+    // Q3's 256x256 tile with 128-K copies (whole 128-byte rows) in a
+    // two-slot ring, each K tile in two turns (docs/Design.md, "Two-slot
+    // ping-pong").
+    if (m > 1024) {
+      KernelConfig q = pingPong({256, 256, 4, 2}, 128);
+      q.stages = 2;
+      out.push_back({"Q3 two-slot 256x256x128", q});
+    }
   }
   if (m > 1024) {
     // The structure with both operands through an XOR ring, one schedule.

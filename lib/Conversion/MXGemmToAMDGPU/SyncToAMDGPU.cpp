@@ -74,26 +74,25 @@ public:
 
 } // namespace
 
+/// The ring barrier between sched_barrier(0)s: nothing may be scheduled
+/// across a ping-pong turn, not even the MFMAs, which no fence orders.
+static void emitUnscheduledBarrier(OpBuilder &b, Location loc) {
+  ROCDL::SchedBarrier::create(b, loc, b.getI32IntegerAttr(0));
+  emitRingBarrier(b, loc);
+  ROCDL::SchedBarrier::create(b, loc, b.getI32IntegerAttr(0));
+}
+
 void emitPingPongTurn(OpBuilder &b, Location loc, int64_t pendingLoads) {
-  // sched_barrier(0): nothing may be scheduled across the turn, not even
-  // the MFMAs, which no fence orders.
-  auto schedBarrier = [&] {
-    ROCDL::SchedBarrier::create(b, loc, b.getI32IntegerAttr(0));
-  };
   amdgpu::MemoryCounterWaitOp::create(
       b, loc, b.getI32IntegerAttr(pendingLoads), /*store=*/nullptr,
       /*ds=*/nullptr, /*exp=*/nullptr, /*tensor=*/nullptr);
-  schedBarrier();
-  emitRingBarrier(b, loc);
-  schedBarrier();
+  emitUnscheduledBarrier(b, loc);
   ROCDL::SetPrioOp::create(b, loc, b.getI16IntegerAttr(1));
 }
 
 void emitPingPongYield(OpBuilder &b, Location loc) {
   ROCDL::SetPrioOp::create(b, loc, b.getI16IntegerAttr(0));
-  ROCDL::SchedBarrier::create(b, loc, b.getI32IntegerAttr(0));
-  emitRingBarrier(b, loc);
-  ROCDL::SchedBarrier::create(b, loc, b.getI32IntegerAttr(0));
+  emitUnscheduledBarrier(b, loc);
 }
 
 bool endsRingBarrier(Operation *op) {
