@@ -195,16 +195,18 @@ ErrorMessage contract::verifyConfig(const KernelConfig &c,
                           "lds_async and stages >= 2, got stages = "
                        << c.stages;
     // With two slots the refill of tile t+1 may only start once both
-    // groups have read tile t-1: each K tile is then two turns, and the
-    // refill is issued in the first and waited for in the second
-    // (docs/Design.md, "Two-slot ping-pong").
-    const int64_t kSteps = c.tileK / t.getMfma(c.mfma).k;
-    if (c.stages == 2 &&
-        (kSteps % 2 != 0 || c.unrollK > 1 || c.isPersistent() || c.tailSplit))
+    // groups have read tile t-1: each K tile is then two turns, over the
+    // two halves of a wave's MFMA block columns, W refilled in the first
+    // and X, two tiles ahead, in the second (docs/Design.md, "Two-slot
+    // ping-pong").
+    const int64_t waveBlocksN = c.tileN / (c.wavesN * mfma.n);
+    if (c.stages == 2 && (waveBlocksN % 2 != 0 || c.unrollK > 1 ||
+                          c.isPersistent() || c.tailSplit))
       return Message() << "schedule = pingpong with stages = 2 computes each "
                           "K tile in two turns: it needs an even number of "
-                          "MFMA K steps per tile (tile_k / MFMA K = "
-                       << kSteps
+                          "MFMA block columns per wave (tile_n / waves_n / "
+                          "MFMA N = "
+                       << waveBlocksN
                        << "), unroll_k = 1, persistent = 0 and no "
                           "tail_split";
   }

@@ -228,69 +228,32 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
     if (!pingpongPending)
       b.setInsertionPoint(op);
   }
-  auto loadLdsOperands = [&](int64_t step) {
+  // Reads the step's LDS fragments not loaded yet: X (with `withX`) and W
+  // blocks `jBegin .. jEnd`.
+  auto loadLdsOperands = [&](int64_t step, int64_t jBegin, int64_t jEnd,
+                             bool withX) {
     SmallVector<Value> &a = aOf[step], &bOp = bOf[step];
-    for (int64_t i = 0; i < blocksM; ++i)
+    for (int64_t i = 0; withX && i < blocksM; ++i)
       if (!a[i])
         a[i] = e.loadOperandFromLds(adaptor.getXTile(), tileRow[i],
                                     step * kStep, op.getXorSwizzle());
-    for (int64_t j = 0; j < blocksN; ++j)
+    for (int64_t j = jBegin; j < jEnd; ++j)
       if (!bOp[j])
         bOp[j] = e.loadOperandFromLds(adaptor.getWTile(), tileRow[j],
                                       step * kStep, op.getXorSwizzle());
   };
-  // A two-turn tile (pingpong_refills) reads and computes its first half
-  // of the K steps in the first turn, the rest in the second.
-  std::optional<uint64_t> refills = op.getPingpongRefills();
-  const int64_t firstTurnSteps = refills ? steps / 2 : steps;
   auto waitLdsReads = [&] {
     amdgpu::MemoryCounterWaitOp::create(
         b, loc, /*load=*/nullptr, /*store=*/nullptr,
         /*ds=*/b.getI32IntegerAttr(0), /*exp=*/nullptr, /*tensor=*/nullptr);
   };
-  if (pingpongPending) {
-    // Every read of the (first) turn, ahead of the refills when there are
-    // any, and waited for before them: an LDS-DMA takes an lgkmcnt slot
-    // for LLVM 22 and the emulator (not for the hardware, LLVM PR 179305),
-    // so a later lgkmcnt(0) would also wait for the refills' data. Then the
-    // turn: the wait for the next tile's copies and the barrier the other
-    // group meets at the start of its reads, and the MFMAs at raised
-    // priority.
-    for (int64_t step = 0; step < steps; ++step) {
-      if (!hoistLoads)
-        loadGlobals(step);
-      if (step < firstTurnSteps)
-        loadLdsOperands(step);
-    }
-    waitLdsReads();
-    b.setInsertionPoint(op);
-    emitPingPongTurn(b, loc, refills ? *refills : *pingpongPending);
-  }
-  for (int64_t step = 0; step < steps; ++step) {
-    if (!pingpongPending) {
-      if (!hoistLoads)
-        loadGlobals(step);
-      loadLdsOperands(step);
-    } else if (step == firstTurnSteps) {
-      // The second turn: the other group's reads end at this barrier; this
-      // wave's reads of the second half, then the wait for the next tile.
-      emitPingPongYield(b, loc);
-      for (int64_t later = step; later < steps; ++later)
-        loadLdsOperands(later);
-      waitLdsReads();
-      emitPingPongTurn(b, loc, *pingpongPending);
-    }
+  // The step's MFMAs of W blocks `jBegin .. jEnd`, block row by block row.
+  auto emitMfmas = [&](int64_t step, int64_t jBegin, int64_t jEnd) {
     SmallVector<Value> &a = aOf[step], &bOp = bOf[step];
     SmallVector<MfmaEmitter::StepScale> &aScale = aScaleOf[step],
                                         &bScale = bScaleOf[step];
-    if (xWords && wordsBlock0 == 0) {
-      for (int64_t i = 0; i < blocksM; ++i)
-        aScale[i] = wordsScale(xWords, i, step);
-      for (int64_t j = 0; j < blocksN; ++j)
-        bScale[j] = wordsScale(wWords, j, step);
-    }
     for (int64_t i = 0; i < blocksM; ++i) {
-      for (int64_t j = 0; j < blocksN; ++j) {
+      for (int64_t j = jBegin; j < jEnd; ++j) {
         int64_t offset = (i * blocksN + j) * accPer;
         // Shuffles, not strided slices: they lower straight to LLVM.
         SmallVector<int64_t> extract, insert;
@@ -309,6 +272,70 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
             i32(aScale[i].byteSelect));
         acc = vector::ShuffleOp::create(b, loc, acc, d, insert);
       }
+    }
+  };
+  // Every read of the (first) turn, X and W blocks 0 .. jEnd, ahead of the
+  // refills when there are any, and waited for before them: an LDS-DMA
+  // takes an lgkmcnt slot for LLVM 22 and the emulator (not for the
+  // hardware, LLVM PR 179305), so a later lgkmcnt(0) would also wait for
+  // the refills' data. Then the turn: the wait for the copies (all but
+  // `pendingLoads`) and the barrier the other group meets at the start of
+  // its reads; the MFMAs that follow run at raised priority.
+  auto readThenTurn = [&](int64_t jEnd, int64_t pendingLoads) {
+    for (int64_t step = 0; step < steps; ++step) {
+      if (!hoistLoads)
+        loadGlobals(step);
+      loadLdsOperands(step, 0, jEnd, /*withX=*/true);
+    }
+    waitLdsReads();
+    b.setInsertionPoint(op);
+    emitPingPongTurn(b, loc, pendingLoads);
+  };
+  if (std::optional<uint64_t> refills = op.getPingpongRefills()) {
+    // Two turns (a two-slot ring): the first reads every X fragment of the
+    // tile and the W fragments of the first half of the wave's block
+    // columns, the second the other half of W, keeping X in registers, so
+    // that the tile's X is free for refilling after the first turn. The
+    // copies that follow the op (mxgemm-pipeline's X copies, two tiles
+    // ahead) go out in the second turn, after its reads. Each block still
+    // runs its K steps in order.
+    SmallVector<Operation *> secondTurnCopies;
+    for (Operation *p = op->getNextNode(); p; p = p->getNextNode()) {
+      if (isa<CopyToLdsOp>(p))
+        secondTurnCopies.push_back(p);
+      else if (isLdsCopy(p))
+        return rewriter.notifyMatchFailure(
+            op, "the copies after a two-turn MMA are already lowered");
+    }
+    const int64_t half = blocksN / 2;
+    readThenTurn(half, *refills);
+    for (int64_t step = 0; step < steps; ++step)
+      emitMfmas(step, 0, half);
+    emitPingPongYield(b, loc);
+    for (int64_t step = 0; step < steps; ++step)
+      loadLdsOperands(step, half, blocksN, /*withX=*/false);
+    waitLdsReads();
+    for (Operation *copy : secondTurnCopies)
+      rewriter.moveOpBefore(copy, b.getInsertionBlock(), b.getInsertionPoint());
+    emitPingPongTurn(b, loc, *pingpongPending);
+    for (int64_t step = 0; step < steps; ++step)
+      emitMfmas(step, half, blocksN);
+  } else {
+    if (pingpongPending)
+      readThenTurn(blocksN, *pingpongPending);
+    for (int64_t step = 0; step < steps; ++step) {
+      if (!pingpongPending) {
+        if (!hoistLoads)
+          loadGlobals(step);
+        loadLdsOperands(step, 0, blocksN, /*withX=*/true);
+      }
+      if (xWords && wordsBlock0 == 0) {
+        for (int64_t i = 0; i < blocksM; ++i)
+          aScaleOf[step][i] = wordsScale(xWords, i, step);
+        for (int64_t j = 0; j < blocksN; ++j)
+          bScaleOf[step][j] = wordsScale(wWords, j, step);
+      }
+      emitMfmas(step, 0, blocksN);
     }
   }
   if (pingpongPending)

@@ -110,13 +110,13 @@
 
 // -----
 
-// expected-error @+1 {{schedule = pingpong with stages = 2 computes each K tile in two turns: it needs an even number of MFMA K steps per tile (tile_k / MFMA K = 1), unroll_k = 1, persistent = 0 and no tail_split}}
-#c = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 64, waves_m = 2, waves_n = 4, mfma = m32n32k64, stage_x = lds_async, stage_w = lds_async, stages = 2, schedule = pingpong>
+// expected-error @+1 {{schedule = pingpong with stages = 2 computes each K tile in two turns: it needs an even number of MFMA block columns per wave (tile_n / waves_n / MFMA N = 1), unroll_k = 1, persistent = 0 and no tail_split}}
+#c = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 128, waves_m = 2, waves_n = 4, mfma = m32n32k64, stage_x = lds_async, stage_w = lds_async, stages = 2, schedule = pingpong>
 
 // -----
 
-// expected-error @+1 {{schedule = pingpong with stages = 2 computes each K tile in two turns: it needs an even number of MFMA K steps per tile (tile_k / MFMA K = 2), unroll_k = 1, persistent = 0 and no tail_split}}
-#c = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 128, waves_m = 2, waves_n = 4, mfma = m32n32k64, stage_x = lds_async, stage_w = lds_async, stages = 2, schedule = pingpong, unroll_k = 2>
+// expected-error @+1 {{schedule = pingpong with stages = 2 computes each K tile in two turns: it needs an even number of MFMA block columns per wave (tile_n / waves_n / MFMA N = 2), unroll_k = 1, persistent = 0 and no tail_split}}
+#c = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 128, waves_m = 4, waves_n = 2, mfma = m32n32k64, stage_x = lds_async, stage_w = lds_async, stages = 2, schedule = pingpong, unroll_k = 2>
 
 // -----
 
@@ -932,17 +932,17 @@ func.func @native_w_scales_block(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8
 
 // -----
 
-func.func @pingpong_refills_odd_steps(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
+func.func @pingpong_refills_odd_columns(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
                                       %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
                                       %acc: vector<16xf32>, %i: index,
-                                      %xt: memref<32x64xf8E4M3FN, #gpu.address_space<workgroup>>,
-                                      %wt: memref<32x64xf8E4M3FN, #gpu.address_space<workgroup>>) -> vector<16xf32> {
-  // expected-error @+1 {{pingpong_refills (a K tile in two turns) needs pingpong_pending, no scale_words and an even number of MFMA K steps per tile (tile_k / MFMA K = 1)}}
+                                      %xt: memref<32x128xf8E4M3FN, #gpu.address_space<workgroup>>,
+                                      %wt: memref<32x128xf8E4M3FN, #gpu.address_space<workgroup>>) -> vector<16xf32> {
+  // expected-error @+1 {{pingpong_refills (a K tile in two turns) needs pingpong_pending, no scale_words and an even number of MFMA block columns per wave (wave_n / MFMA N = 1)}}
   %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
-      x_tile(%xt : memref<32x64xf8E4M3FN, #gpu.address_space<workgroup>>)
-      w_tile(%wt : memref<32x64xf8E4M3FN, #gpu.address_space<workgroup>>)
+      x_tile(%xt : memref<32x128xf8E4M3FN, #gpu.address_space<workgroup>>)
+      w_tile(%wt : memref<32x128xf8E4M3FN, #gpu.address_space<workgroup>>)
       {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
-       tile_k = 64 : i64, k = 256 : i64, pingpong_pending = 0 : i64,
+       tile_k = 128 : i64, k = 256 : i64, pingpong_pending = 0 : i64,
        pingpong_refills = 2 : i64, w_scale = #mxgemm.w_scale<block32x32>}
       : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
         memref<8xf8E8M0FNU>, vector<16xf32>
@@ -953,17 +953,17 @@ func.func @pingpong_refills_odd_steps(%x: memref<8192xf8E4M3FN>, %xs: memref<128
 
 func.func @pingpong_refills_without_turn(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
                                          %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
-                                         %acc: vector<16xf32>, %i: index,
+                                         %acc: vector<32xf32>, %i: index,
                                          %xt: memref<32x128xf8E4M3FN, #gpu.address_space<workgroup>>,
-                                         %wt: memref<32x128xf8E4M3FN, #gpu.address_space<workgroup>>) -> vector<16xf32> {
-  // expected-error @+1 {{pingpong_refills (a K tile in two turns) needs pingpong_pending, no scale_words and an even number of MFMA K steps per tile (tile_k / MFMA K = 2)}}
+                                         %wt: memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>) -> vector<32xf32> {
+  // expected-error @+1 {{pingpong_refills (a K tile in two turns) needs pingpong_pending, no scale_words and an even number of MFMA block columns per wave (wave_n / MFMA N = 2)}}
   %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
       x_tile(%xt : memref<32x128xf8E4M3FN, #gpu.address_space<workgroup>>)
-      w_tile(%wt : memref<32x128xf8E4M3FN, #gpu.address_space<workgroup>>)
-      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+      w_tile(%wt : memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 64 : i64,
        tile_k = 128 : i64, k = 256 : i64, pingpong_refills = 2 : i64,
        w_scale = #mxgemm.w_scale<block32x32>}
       : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
-        memref<8xf8E8M0FNU>, vector<16xf32>
-  return %r : vector<16xf32>
+        memref<8xf8E8M0FNU>, vector<32xf32>
+  return %r : vector<32xf32>
 }

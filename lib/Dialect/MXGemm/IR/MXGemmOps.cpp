@@ -179,12 +179,12 @@ LogicalResult WaveMmaOp::verify() {
     return emitOpError("pingpong_pending needs both operands in LDS "
                        "(x_tile and w_tile): the turn separates LDS reads "
                        "from MFMAs");
-  if (getPingpongRefills() && (!getPingpongPending() || getXScaleWords() ||
-                               (getTileK() / getMfmaKSize()) % 2 != 0))
+  if (getPingpongRefills() &&
+      (!getPingpongPending() || getXScaleWords() || getBlocksN() % 2 != 0))
     return emitOpError("pingpong_refills (a K tile in two turns) needs "
                        "pingpong_pending, no scale_words and an even number "
-                       "of MFMA K steps per tile (tile_k / MFMA K = ")
-           << getTileK() / getMfmaKSize() << ")";
+                       "of MFMA block columns per wave (wave_n / MFMA N = ")
+           << getBlocksN() << ")";
   if ((getXScalesNative() || getWScalesNative()) &&
       (getKSize() || *getK() % getTileK() != 0 || getXScaleWords()))
     return emitOpError("MFMA-native scale layouts need a static K that is a "

@@ -33,13 +33,23 @@
 // With N = 2 the slot of tile t-1 is tile t+1's, and the other group may
 // still read tile t-1 until the barrier after this iteration's publishing
 // one. Each K tile then takes two turns (WaveMmaOp's `pingpong_refills`),
-// four barriers per iteration: publish, turn 1, mid, turn 2. The refills
-// of tile t+1 go out after a wave's publishing barrier of iteration t, by
-// which both groups have read all of tile t-1 (A, one barrier behind,
-// reads its second half of t-1 until B's publishing barrier), and each
-// wave waits for them before its second turn, which every wave passes
-// before either group reads tile t+1. The refills' lead is three turns,
-// the same as with three slots of half the K.
+// four barriers per iteration: publish, turn 1, mid, turn 2. The first
+// turn reads all of the tile's X and the first half of the wave's W
+// columns, the second the other half of W, so the X half of a slot is
+// free after the first turn and its W half after the second. The W
+// copies of tile t+1 go out in the first turn of iteration t, after a
+// wave's publishing barrier, by which both groups have read all of tile
+// t-1 (A, one barrier behind, reads its second half of t-1 until B's
+// publishing barrier). The X copies run two tiles ahead: those of tile
+// t+2 go out in the second turn of iteration t, into the X half of tile
+// t's own slot, which both groups have read by then (each group's first
+// turn of t ends before the other's second starts). So each memory phase
+// issues about half of a tile's copies, and the address unit is shared
+// evenly between the turns. The first turn waits for its scale loads,
+// leaving the W copies in flight (`pingpong_refills`); the second waits
+// for everything but the X copies it just issued (`pingpong_pending`),
+// so that every wave passes both groups' second turns only after tile
+// t+1 has landed. Leads: three turns for W, five for X.
 //
 // In a persistent kernel the K loop sits in a walk over the workgroup's
 // tiles (mxgemm.tile_walk). The ring then runs across tiles as if their K
@@ -181,9 +191,23 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
              << stages << " stages needs one per stage";
   // Without a constant bound: at least one K tile (the problem rules).
   const int64_t numTiles = ub ? *ub / *step : 1;
-  int64_t loadsPerTile = 0;
+  // Two-slot ping-pong: the X copies run two tiles ahead, issued in the
+  // MMA's second turn (the header comment).
+  const bool twoTurns = pingpong && stages == 2;
+  SmallVector<WaveMmaOp> mmas(loop.getBody()->getOps<WaveMmaOp>());
+  if (pingpong && (mmas.size() != 1 || !mmas.front().getXTile() ||
+                   !mmas.front().getWTile()))
+    return loop.emitOpError("schedule = pingpong needs one mxgemm.wave_mma "
+                            "per K tile with both operands in LDS");
+  if (twoTurns && (!ub || walk))
+    return loop.emitOpError("two-slot ping-pong needs a constant K trip "
+                            "count and no tile walk");
+  auto secondTurn = [&](CopyToLdsOp c) {
+    return twoTurns && c.getSrc() == mmas.front().getX();
+  };
+  int64_t loadsPerTile = 0, secondTurnLoads = 0;
   for (CopyToLdsOp c : copies)
-    loadsPerTile += c.getMinLoadsPerWave();
+    (secondTurn(c) ? secondTurnLoads : loadsPerTile) += c.getMinLoadsPerWave();
 
   Location loc = loop.getLoc();
   OpBuilder b(loop);
@@ -238,6 +262,21 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
     for (CopyToLdsOp c : copies)
       b.clone(*c, map);
   }
+  // Two turns: X of tile 1 as well, into slot 1.
+  if (twoTurns) {
+    IRMapping map;
+    map.map(stage, idx(1));
+    map.map(loop.getInductionVar(),
+            idx(std::min<int64_t>(1, numTiles - 1) * *step));
+    if (kOrigin) {
+      Value k0 = withOrigin(map.lookup(loop.getInductionVar()));
+      for (CopyToLdsOp c : copies)
+        map.map(c.getK0(), k0);
+    }
+    for (CopyToLdsOp c : copies)
+      if (secondTurn(c))
+        b.clone(*c, map);
+  }
 
   // The next tile's operands and where this tile's K tiles sit in the
   // ring's sequence: (tiles walked before it) * numTiles.
@@ -274,19 +313,15 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   Value slot = arith::RemUIOp::create(b, loc, tile, idx(stages));
   stage.replaceUsesWithIf(
       slot, [&](OpOperand &use) { return loop->isAncestor(use.getOwner()); });
-  const int64_t pending = (stages - 2) * loadsPerTile;
+  const int64_t pending =
+      twoTurns ? secondTurnLoads : (stages - 2) * loadsPerTile;
   if (pingpong) {
-    SmallVector<WaveMmaOp> mmas(loop.getBody()->getOps<WaveMmaOp>());
-    if (mmas.size() != 1 || !mmas.front().getXTile() ||
-        !mmas.front().getWTile())
-      return loop.emitOpError("schedule = pingpong needs one mxgemm.wave_mma "
-                              "per K tile with both operands in LDS");
     // The MMA's turn waits for tile t+1; tile 0 is waited for here. With
     // two slots the MMA takes two turns and waits for tile t+1 at the
-    // second (pending is then 0), leaving this iteration's refills in
-    // flight at the first.
+    // second, leaving the X copies it issued there in flight (pending),
+    // and at the first for its scales, leaving the W copies in flight.
     mmas.front().setPingpongPending(pending);
-    if (stages == 2)
+    if (twoTurns)
       mmas.front().setPingpongRefills(loadsPerTile);
     OpBuilder pre(loop);
     WaitCopiesOp::create(pre, loc, pre.getI64IntegerAttr(pending));
@@ -343,8 +378,24 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   for (Value v : tileValues)
     aheadValues[v] =
         arith::SelectOp::create(b, loc, rolled, nextTileValues.lookup(v), v);
+  // Two turns: the X copies of tile t+2 into tile t's slot, after the MMA
+  // (its lowering issues them in its second turn; their operands are
+  // computed here, ahead of it).
+  Value secondTurnK;
+  if (twoTurns)
+    secondTurnK = withOrigin(arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, iv, idx(2 * *step)),
+        idx(*ub - *step)));
   Operation *refillPoint = &*std::prev(b.getInsertionPoint());
+  Operation *secondTurnPoint = twoTurns ? mmas.front() : nullptr;
   for (CopyToLdsOp c : copies) {
+    if (secondTurn(c)) {
+      c->moveAfter(secondTurnPoint);
+      secondTurnPoint = c;
+      c.getStageMutable().assign(slot);
+      c.getK0Mutable().assign(secondTurnK);
+      continue;
+    }
     c->moveAfter(refillPoint);
     refillPoint = c;
     c.getStageMutable().assign(aheadSlot);

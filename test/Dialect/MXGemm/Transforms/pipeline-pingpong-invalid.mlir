@@ -10,7 +10,7 @@ func.func @pingpong_one_stage(%x: memref<?x512xf8E4M3FN>,
   // expected-error @+1 {{schedule = pingpong needs at least 2 stages, got 1}}
   mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
       {config = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 128,
-                               waves_m = 2, waves_n = 4, mfma = m32n32k64,
+                               waves_m = 4, waves_n = 2, mfma = m32n32k64,
                                stage_x = lds_async, stage_w = lds_async,
                                stages = 2, schedule = pingpong>,
        w_scale = #mxgemm.w_scale<block32x32>}

@@ -235,12 +235,17 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     keep LLVM from moving anything across the turn.
 
     With `pingpong_refills` as well (a two-slot ring, `stages = 2`), the
-    tile takes two turns: the reads of the first half of its K steps, a
-    turn that leaves `pingpong_refills` copies (the refills of the next
-    tile, issued after the reads) in flight, the first half's MFMAs; then a
-    barrier, the second half's reads and a turn that waits
-    `vmcnt(pingpong_pending)`, and the second half's MFMAs. The MFMAs run
-    in the same K order as with one turn.
+    tile takes two turns over the two halves of the wave's MFMA block
+    columns (an even number): the reads of every X fragment of the tile and
+    of the first half's W fragments, a turn that leaves `pingpong_refills`
+    copies (the W refills of the next tile, issued after the reads) in
+    flight, the first half's MFMAs; then a barrier, the second half's W
+    reads (X stays in registers), the `mxgemm.copy_to_lds` ops that follow
+    the op in its block (issued here: `mxgemm-pipeline`'s X copies two
+    tiles ahead, into the X half of this tile's slot, which no wave reads
+    any more), a turn that waits `vmcnt(pingpong_pending)`, and the second
+    half's MFMAs. Every MFMA block runs its K steps in order, as with one
+    turn.
 
     `acc` holds the accumulators of the `wave_m / mfma_m x wave_n / mfma_n`
     MFMA blocks in block-row-major order, each in the transposed D layout of

@@ -219,9 +219,12 @@ def MXGemmPipeline : Pass<"mxgemm-pipeline"> {
     reads LDS and refills while the other runs its MFMAs. With N = 2 the
     refill of tile t+1 lands in the slot the other group read until this
     iteration's publishing barrier: the MMA then takes two turns per K
-    tile (`pingpong_refills`, the refills left in flight at the first) and
-    waits for every copy at the second (docs/Design.md, "Two-slot
-    ping-pong").
+    tile, over the two halves of the wave's W block columns
+    (`pingpong_refills`, the W copies of tile t+1 left in flight at the
+    first), and the X copies run two tiles ahead, moved after the MMA,
+    which issues them in its second turn into the X half of the tile's own
+    slot (`pingpong_pending`: those left in flight at the second)
+    (docs/Design.md, "Two-slot ping-pong").
 
     Example: `mxgemm-opt --mxgemm-tile --mxgemm-stage-copies --mxgemm-pipeline in.mlir`.
   }];
