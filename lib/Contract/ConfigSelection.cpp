@@ -146,9 +146,12 @@ std::optional<KernelConfig> packedFamily(const GemmProblem &p, int64_t m,
   return c;
 }
 
-/// engram's and wo_b's ping-pong kernel: 256x256x64, 8 waves, both
-/// operands through a 3-stage LDS ring. Only for M >= 1025 (one 256-row
-/// tile would be mostly empty below).
+/// The ping-pong kernel: 256x256x64, 8 waves, both operands through a
+/// 3-stage LDS ring (Q3). Only for M >= 1025 (one 256-row tile would be
+/// mostly empty below). Above M = 8192, where K divides into 128-deep
+/// tiles, the two-slot kernel of the database's large-M entries instead
+/// (256x256x128, 2 stages): predicted faster than Q3 in 11 of the 12
+/// comparisons of docs/Performance.md ("Two-slot turns over W's columns").
 std::optional<KernelConfig> pingPongFamily(const GemmProblem &p, int64_t m,
                                            const target::TargetModel &) {
   if (m < 1025 || p.n % 256 || p.k % 64)
@@ -166,6 +169,10 @@ std::optional<KernelConfig> pingPongFamily(const GemmProblem &p, int64_t m,
   c.stages = 3;
   c.ldsLayout = LdsLayout::Xor;
   c.schedule = Schedule::PingPong;
+  if (m >= 8193 && p.k % 128 == 0) {
+    c.tileK = 128;
+    c.stages = 2;
+  }
   return c;
 }
 
@@ -272,7 +279,7 @@ constexpr Rule kRules[] = {
     {"packed", true, packedFamily,
      "the tuned kernels' structure (X through LDS, W in MFMA panels)"},
     {"pingpong", false, pingPongFamily,
-     "the ping-pong kernel of engram and wo_b (W row-major)"},
+     "the ping-pong kernel (W row-major; two slots above M = 8192)"},
     {"staged", false, stagedFamily,
      "both operands row-major through a 2-stage LDS ring"},
     {"naive-size", false, naiveSizeFamily,

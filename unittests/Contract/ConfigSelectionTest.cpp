@@ -143,6 +143,30 @@ TEST(ConfigSelectionTest, HintOutsideTheRangesKeepsTheKeysWeightLayout) {
             "heuristic:staged");
 }
 
+// The ping-pong rule gives Q3 (256x256x64, 3 stages) from M = 1025 and the
+// two-slot kernel (256x256x128, 2 stages) above M = 8192 where K divides
+// into 128-deep tiles (docs/Compiler.md).
+TEST(ConfigSelectionTest, PingPongTakesTwoSlotsAboveM8192) {
+  TuningDatabase db;
+  KernelConfig rowMajor;
+  rowMajor.stageX = rowMajor.stageW = Staging::LdsAsync;
+  rowMajor.stages = 2;
+  for (int64_t k : {2048, 2112})
+    db.entries.push_back(entry("rows" + std::to_string(k), 4096, k, 1, 64,
+                               rowMajor));
+  auto shape = [&](int64_t k, int64_t m) {
+    ConfigChoice c = select(problem(4096, k), m, &db);
+    EXPECT_EQ(c.sourceLabel(), "heuristic:pingpong") << k << " M " << m;
+    return std::to_string(c.config.tileK) + "/" +
+           std::to_string(c.config.stages);
+  };
+  EXPECT_EQ(shape(2048, 1025), "64/3");
+  EXPECT_EQ(shape(2048, 8192), "64/3");
+  EXPECT_EQ(shape(2048, 8193), "128/2");
+  EXPECT_EQ(shape(2048, 65536), "128/2");
+  EXPECT_EQ(shape(2112, 16384), "64/3"); // 2112 = 16 * 128 + 64
+}
+
 TEST(ConfigSelectionTest, HeuristicTilesFollowTheBucket) {
   auto tile = [](int64_t n, int64_t k, int64_t m) {
     KernelConfig c = select(problem(n, k), m).config;
