@@ -152,8 +152,8 @@ TEST(ConfigSelectionTest, PingPongTakesTwoSlotsAboveM8192) {
   rowMajor.stageX = rowMajor.stageW = Staging::LdsAsync;
   rowMajor.stages = 2;
   for (int64_t k : {2048, 2112})
-    db.entries.push_back(entry("rows" + std::to_string(k), 4096, k, 1, 64,
-                               rowMajor));
+    db.entries.push_back(
+        entry("rows" + std::to_string(k), 4096, k, 1, 64, rowMajor));
   auto shape = [&](int64_t k, int64_t m) {
     ConfigChoice c = select(problem(4096, k), m, &db);
     EXPECT_EQ(c.sourceLabel(), "heuristic:pingpong") << k << " M " << m;

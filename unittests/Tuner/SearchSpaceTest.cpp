@@ -363,10 +363,6 @@ TEST(Seeds, MediumMSplitsKOnlyWhenTheGridLeavesCUsIdle) {
   }
 }
 
-} // namespace
-
-namespace {
-
 bool offersTwoSlotPingPong(int64_t n, int64_t k, int64_t m) {
   for (const SeedStructure &s :
        seedStructures(problem(n, k), m, false, target::kGFX950))

@@ -245,7 +245,8 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   Value lastK;
   if (!ub)
     lastK = arith::SubIOp::create(b, loc, loop.getUpperBound(), idx(*step));
-  for (int64_t t = 0; t < stages - 1; ++t) {
+  // The copies of K tile t into slot t (all, or only the second turn's).
+  auto clonePrologueTile = [&](int64_t t, bool secondTurnOnly) {
     IRMapping map;
     map.map(stage, idx(t));
     Value k = ub       ? idx(std::min(t, numTiles - 1) * *step)
@@ -260,23 +261,14 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
     for (Value v : tileValues)
       map.map(v, firstTile.lookup(v));
     for (CopyToLdsOp c : copies)
-      b.clone(*c, map);
-  }
-  // Two turns: X of tile 1 as well, into slot 1.
-  if (twoTurns) {
-    IRMapping map;
-    map.map(stage, idx(1));
-    map.map(loop.getInductionVar(),
-            idx(std::min<int64_t>(1, numTiles - 1) * *step));
-    if (kOrigin) {
-      Value k0 = withOrigin(map.lookup(loop.getInductionVar()));
-      for (CopyToLdsOp c : copies)
-        map.map(c.getK0(), k0);
-    }
-    for (CopyToLdsOp c : copies)
-      if (secondTurn(c))
+      if (!secondTurnOnly || secondTurn(c))
         b.clone(*c, map);
-  }
+  };
+  for (int64_t t = 0; t < stages - 1; ++t)
+    clonePrologueTile(t, /*secondTurnOnly=*/false);
+  // Two turns: X of tile 1 as well, into slot 1.
+  if (twoTurns)
+    clonePrologueTile(1, /*secondTurnOnly=*/true);
 
   // The next tile's operands and where this tile's K tiles sit in the
   // ring's sequence: (tiles walked before it) * numTiles.
