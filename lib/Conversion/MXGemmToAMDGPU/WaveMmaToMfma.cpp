@@ -176,8 +176,9 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   auto loadGlobals = [&](int64_t step) {
     Value kBase = e.add(adaptor.getK0(), step * kStep);
     Value kBlock =
-        xWords ? Value()
-               : arith::DivUIOp::create(b, loc, kBase, e.idx(32)).getResult();
+        xWords && wWords
+            ? Value()
+            : arith::DivUIOp::create(b, loc, kBase, e.idx(32)).getResult();
     const int64_t blockInLoad =
         wideBytes ? step * blocksPerStep % wideBytes : 0;
     auto scale = [&](Value &wide, Value mem, Value rowBase, Value words,
@@ -291,32 +292,47 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
     b.setInsertionPoint(op);
     emitPingPongTurn(b, loc, pendingLoads);
   };
+  // The first K tile's scales out of the words, after the turn that waits
+  // for their loads.
+  auto extractFirstTileScales = [&](int64_t step) {
+    if (!xWords || wordsBlock0 != 0)
+      return;
+    for (int64_t i = 0; i < blocksM; ++i)
+      aScaleOf[step][i] = wordsScale(xWords, i, step);
+    for (int64_t j = 0; wWords && j < blocksN; ++j)
+      bScaleOf[step][j] = wordsScale(wWords, j, step);
+  };
   if (std::optional<uint64_t> refills = op.getPingpongRefills()) {
     // Two turns (a two-slot ring): the first reads every X fragment of the
     // tile and the W fragments of the first half of the wave's block
     // columns, the second the other half of W, keeping X in registers, so
     // that the tile's X is free for refilling after the first turn. The
     // copies that follow the op (mxgemm-pipeline's X copies, two tiles
-    // ahead) go out in the second turn, after its reads. Each block still
-    // runs its K steps in order.
-    SmallVector<Operation *> secondTurnCopies;
-    for (Operation *p = op->getNextNode(); p; p = p->getNextNode()) {
-      if (isa<CopyToLdsOp>(p))
-        secondTurnCopies.push_back(p);
+    // ahead) go out in the second turn, after its reads, and so does a
+    // scale load that follows them (mxgemm-unroll-k's X scales of the next
+    // K tile). Each block still runs its K steps in order.
+    SmallVector<Operation *> secondTurnLoads;
+    // Up to the next K tile's barrier (an unrolled loop has several).
+    for (Operation *p = op->getNextNode(); p && !endsRingBarrier(p);
+         p = p->getNextNode()) {
+      if (isa<CopyToLdsOp, LoadWaveScalesOp>(p))
+        secondTurnLoads.push_back(p);
       else if (isLdsCopy(p))
         return rewriter.notifyMatchFailure(
             op, "the copies after a two-turn MMA are already lowered");
     }
     const int64_t half = blocksN / 2;
     readThenTurn(half, *refills);
-    for (int64_t step = 0; step < steps; ++step)
+    for (int64_t step = 0; step < steps; ++step) {
+      extractFirstTileScales(step);
       emitMfmas(step, 0, half);
+    }
     emitPingPongYield(b, loc);
     for (int64_t step = 0; step < steps; ++step)
       loadLdsOperands(step, half, blocksN, /*withX=*/false);
     waitLdsReads();
-    for (Operation *copy : secondTurnCopies)
-      rewriter.moveOpBefore(copy, b.getInsertionBlock(), b.getInsertionPoint());
+    for (Operation *load : secondTurnLoads)
+      rewriter.moveOpBefore(load, b.getInsertionBlock(), b.getInsertionPoint());
     emitPingPongTurn(b, loc, *pingpongPending);
     for (int64_t step = 0; step < steps; ++step)
       emitMfmas(step, half, blocksN);
@@ -329,12 +345,7 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
           loadGlobals(step);
         loadLdsOperands(step, 0, blocksN, /*withX=*/true);
       }
-      if (xWords && wordsBlock0 == 0) {
-        for (int64_t i = 0; i < blocksM; ++i)
-          aScaleOf[step][i] = wordsScale(xWords, i, step);
-        for (int64_t j = 0; j < blocksN; ++j)
-          bScaleOf[step][j] = wordsScale(wWords, j, step);
-      }
+      extractFirstTileScales(step);
       emitMfmas(step, 0, blocksN);
     }
   }
@@ -395,13 +406,16 @@ public:
       }
       return result;
     };
-    Value x = words(adaptor.getXScales(), adaptor.getRow0(),
-                    op.getWaveM() / nonK, lastRow, false, false);
-    Value w =
-        words(adaptor.getWScales(), adaptor.getCol0(), op.getWaveN() / nonK,
-              lastCol, op.getWScale() != WeightScaleGranularity::PerRow,
-              op.sharesWScaleRows());
-    rewriter.replaceOp(op, {x, w});
+    SmallVector<Value, 2> results{words(adaptor.getXScales(), adaptor.getRow0(),
+                                        op.getWaveM() / nonK, lastRow,
+                                        /*perBlock32=*/false,
+                                        /*pairs=*/false)};
+    if (op.getWWords())
+      results.push_back(words(adaptor.getWScales(), adaptor.getCol0(),
+                              op.getWaveN() / nonK, lastCol,
+                              op.getWScale() != WeightScaleGranularity::PerRow,
+                              op.sharesWScaleRows()));
+    rewriter.replaceOp(op, results);
     count(&MXGemmToAMDGPUCounts::globalLoads, e.globalLoads);
     return success();
   }

@@ -65,7 +65,7 @@ func.func @mma_words(%x: memref<4096xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
                      %acc: vector<16xf32>, %i: index,
                      %xw: vector<2xi32>, %ww: vector<2xi32>) -> vector<16xf32> {
   %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
-      scale_words(%xw, %ww : vector<2xi32>, vector<2xi32>)
+      x_scale_words(%xw : vector<2xi32>) w_scale_words(%ww : vector<2xi32>)
       {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
        tile_k = 64 : i64, k = 128 : i64, scale_words_tile = 2 : i64,
        w_scale = #mxgemm.w_scale<per_row>}

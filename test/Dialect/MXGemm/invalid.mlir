@@ -784,7 +784,7 @@ func.func @mma_words_tile(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
                           %words: vector<1xi32>) -> vector<16xf32> {
   // expected-error @+1 {{scale_words_tile 2 is past the 4 scale bytes per row the words hold}}
   %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
-      scale_words(%words, %words : vector<1xi32>, vector<1xi32>)
+      x_scale_words(%words : vector<1xi32>) w_scale_words(%words : vector<1xi32>)
       {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
        tile_k = 64 : i64, k = 256 : i64, scale_words_tile = 2 : i64,
        w_scale = #mxgemm.w_scale<block32x32>}
@@ -801,7 +801,7 @@ func.func @mma_words_alone(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>
                            %words: vector<1xi32>) -> vector<16xf32> {
   // expected-error @+1 {{scale_words and scale_words_tile come together}}
   %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
-      scale_words(%words, %words : vector<1xi32>, vector<1xi32>)
+      x_scale_words(%words : vector<1xi32>) w_scale_words(%words : vector<1xi32>)
       {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
        tile_k = 64 : i64, k = 256 : i64, w_scale = #mxgemm.w_scale<block32x32>}
       : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
@@ -817,7 +817,7 @@ func.func @mma_words_shape(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>
                            %xw: vector<1xi32>, %ww: vector<2xi32>) -> vector<16xf32> {
   // expected-error @+1 {{scale words must hold the same number of dwords for each of the 1 X and 1 W MFMA blocks, got 1 and 2}}
   %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
-      scale_words(%xw, %ww : vector<1xi32>, vector<2xi32>)
+      x_scale_words(%xw : vector<1xi32>) w_scale_words(%ww : vector<2xi32>)
       {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
        tile_k = 64 : i64, k = 256 : i64, scale_words_tile = 1 : i64,
        w_scale = #mxgemm.w_scale<block32x32>}
@@ -834,7 +834,7 @@ func.func @mma_words_k_tail(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU
                             %words: vector<1xi32>) -> vector<16xf32> {
   // expected-error @+1 {{scale_words need a static K that is a multiple of tile_k (no K tail)}}
   %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
-      scale_words(%words, %words : vector<1xi32>, vector<1xi32>)
+      x_scale_words(%words : vector<1xi32>) w_scale_words(%words : vector<1xi32>)
       {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
        tile_k = 64 : i64, k = 224 : i64, scale_words_tile = 0 : i64,
        w_scale = #mxgemm.w_scale<block32x32>}
@@ -937,7 +937,7 @@ func.func @pingpong_refills_odd_columns(%x: memref<8192xf8E4M3FN>, %xs: memref<1
                                       %acc: vector<16xf32>, %i: index,
                                       %xt: memref<32x128xf8E4M3FN, #gpu.address_space<workgroup>>,
                                       %wt: memref<32x128xf8E4M3FN, #gpu.address_space<workgroup>>) -> vector<16xf32> {
-  // expected-error @+1 {{pingpong_refills (a K tile in two turns) needs pingpong_pending, no scale_words and an even number of MFMA block columns per wave (wave_n / MFMA N = 1)}}
+  // expected-error @+1 {{pingpong_refills (a K tile in two turns) needs pingpong_pending and an even number of MFMA block columns per wave (wave_n / MFMA N = 1)}}
   %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
       x_tile(%xt : memref<32x128xf8E4M3FN, #gpu.address_space<workgroup>>)
       w_tile(%wt : memref<32x128xf8E4M3FN, #gpu.address_space<workgroup>>)
@@ -956,7 +956,7 @@ func.func @pingpong_refills_without_turn(%x: memref<8192xf8E4M3FN>, %xs: memref<
                                          %acc: vector<32xf32>, %i: index,
                                          %xt: memref<32x128xf8E4M3FN, #gpu.address_space<workgroup>>,
                                          %wt: memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>) -> vector<32xf32> {
-  // expected-error @+1 {{pingpong_refills (a K tile in two turns) needs pingpong_pending, no scale_words and an even number of MFMA block columns per wave (wave_n / MFMA N = 2)}}
+  // expected-error @+1 {{pingpong_refills (a K tile in two turns) needs pingpong_pending and an even number of MFMA block columns per wave (wave_n / MFMA N = 2)}}
   %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
       x_tile(%xt : memref<32x128xf8E4M3FN, #gpu.address_space<workgroup>>)
       w_tile(%wt : memref<64x128xf8E4M3FN, #gpu.address_space<workgroup>>)

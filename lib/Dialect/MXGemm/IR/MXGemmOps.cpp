@@ -179,11 +179,10 @@ LogicalResult WaveMmaOp::verify() {
     return emitOpError("pingpong_pending needs both operands in LDS "
                        "(x_tile and w_tile): the turn separates LDS reads "
                        "from MFMAs");
-  if (getPingpongRefills() &&
-      (!getPingpongPending() || getXScaleWords() || getBlocksN() % 2 != 0))
+  if (getPingpongRefills() && (!getPingpongPending() || getBlocksN() % 2 != 0))
     return emitOpError("pingpong_refills (a K tile in two turns) needs "
-                       "pingpong_pending, no scale_words and an even number "
-                       "of MFMA block columns per wave (wave_n / MFMA N = ")
+                       "pingpong_pending and an even number of MFMA block "
+                       "columns per wave (wave_n / MFMA N = ")
            << getBlocksN() << ")";
   if ((getXScalesNative() || getWScalesNative()) &&
       (getKSize() || *getK() % getTileK() != 0 || getXScaleWords()))
@@ -193,6 +192,8 @@ LogicalResult WaveMmaOp::verify() {
     return emitOpError("w_scales_native needs per-row weight scales");
   if (bool(getXScaleWords()) != bool(getScaleWordsTile()))
     return emitOpError("scale_words and scale_words_tile come together");
+  if (getWScaleWords() && !getXScaleWords())
+    return emitOpError("w_scale_words needs x_scale_words");
   if (getXScaleWords()) {
     if (getKSize() || *getK() % getTileK() != 0)
       return emitOpError("scale_words need a static K that is a multiple of "
@@ -201,9 +202,11 @@ LogicalResult WaveMmaOp::verify() {
     // is one tile_k / 32 run.
     const int64_t xWords =
         cast<VectorType>(getXScaleWords().getType()).getNumElements();
-    const int64_t wWords =
-        cast<VectorType>(getWScaleWords().getType()).getNumElements();
     const int64_t dwords = xWords / getBlocksM();
+    const int64_t wWords =
+        getWScaleWords()
+            ? cast<VectorType>(getWScaleWords().getType()).getNumElements()
+            : dwords * getBlocksN();
     if (xWords != dwords * getBlocksM() || wWords != dwords * getBlocksN())
       return emitOpError("scale words must hold the same number of dwords "
                          "for each of the ")
@@ -239,6 +242,8 @@ LogicalResult LoadWaveScalesOp::verify() {
   for (auto [words, blocks, name] :
        {std::tuple(getXWords(), int64_t(getWaveM()) / mn, "x_words"),
         std::tuple(getWWords(), int64_t(getWaveN()) / mn, "w_words")}) {
+    if (!words)
+      continue;
     auto type = cast<VectorType>(words.getType());
     if (type.getNumElements() != blocks * bytes / 4)
       return emitOpError(name)

@@ -85,7 +85,7 @@ bool canShareScales(scf::ForOp loop, ArrayRef<WaveMmaOp> mmas, int64_t span) {
 /// The words of the K tiles from `k0`: a load_wave_scales at `b` for the
 /// wave tile of `first`.
 LoadWaveScalesOp loadScales(OpBuilder &b, WaveMmaOp first, Value k0,
-                            int64_t span) {
+                            int64_t span, bool withW = true) {
   const int64_t mn = first.getMfmaMN(), tileK = first.getTileK();
   const int64_t dwords = span * tileK / 32 / 4;
   auto words = [&](int64_t blocks) {
@@ -96,11 +96,22 @@ LoadWaveScalesOp loadScales(OpBuilder &b, WaveMmaOp first, Value k0,
       cast<MemRefType>(first.getW().getType()).getNumElements() / k;
   return LoadWaveScalesOp::create(
       b, first.getLoc(), words(first.getWaveM() / mn),
-      words(first.getWaveN() / mn), first.getXScales(), first.getWScales(),
-      first.getRow0(), first.getCol0(), k0, first.getM(), first.getMfmaAttr(),
-      first.getWaveMAttr(), first.getWaveNAttr(), first.getTileKAttr(),
-      b.getI64IntegerAttr(k), b.getI64IntegerAttr(n), b.getI64IntegerAttr(span),
-      first.getWScaleAttr());
+      withW ? words(first.getWaveN() / mn) : Type(), first.getXScales(),
+      first.getWScales(), first.getRow0(), first.getCol0(), k0, first.getM(),
+      first.getMfmaAttr(), first.getWaveMAttr(), first.getWaveNAttr(),
+      first.getTileKAttr(), b.getI64IntegerAttr(k), b.getI64IntegerAttr(n),
+      b.getI64IntegerAttr(span), first.getWScaleAttr());
+}
+
+/// The value of `iv + step` clamped to the loop's last K tile, at `b`.
+Value nextKTile(OpBuilder &b, scf::ForOp loop) {
+  Location loc = loop.getLoc();
+  Value lastStart =
+      arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getStep());
+  return arith::MinUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, loop.getInductionVar(), loop.getStep()),
+      lastStart);
 }
 
 /// Hands the MMAs of each unrolled iteration of a ping-pong loop the words
@@ -120,14 +131,7 @@ LogicalResult shareScales(scf::ForOp loop, ArrayRef<WaveMmaOp> mmas,
   OpBuilder pre(loop);
   LoadWaveScalesOp initial = loadScales(pre, first, loop.getLowerBound(), span);
   OpBuilder b(last);
-  Location loc = loop.getLoc();
-  Value lastStart =
-      arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getStep());
-  Value nextK = arith::MinUIOp::create(
-      b, loc,
-      arith::AddIOp::create(b, loc, loop.getInductionVar(), loop.getStep()),
-      lastStart);
-  LoadWaveScalesOp next = loadScales(b, first, nextK, span);
+  LoadWaveScalesOp next = loadScales(b, first, nextKTile(b, loop), span);
   WaveMmaOp(last).setPingpongPending(*last.getPingpongPending() +
                                      next.getNumLoads());
   IRRewriter rewriter(loop.getContext());
@@ -151,13 +155,84 @@ LogicalResult shareScales(scf::ForOp loop, ArrayRef<WaveMmaOp> mmas,
   return success();
 }
 
+/// A two-slot loop's MMA (pingpong_refills: each K tile in two turns)
+/// without unrolling: its X scales come one K tile ahead, a dword per
+/// MFMA block row and lane (the tile's 4 blocks) loaded after the X
+/// copies of its second turn, so that the first turn of the next K tile
+/// finds them loaded instead of waiting for them (its wait covers them
+/// with the X copies). The W scales stay in the MMA: one cache line per
+/// load, they are cheap, and their words would cost registers the wave
+/// does not have. Row-major X scales only: MFMA-native ones are already
+/// one line per load.
+bool canPrefetchXScales(scf::ForOp loop, WaveMmaOp mma) {
+  if (!mma.getPingpongRefills() || mma.getXScalesNative() || !mma.getK() ||
+      mma.getKSize() || mma.getK0() != loop.getInductionVar() ||
+      mma.getXScaleWords())
+    return false;
+  const int64_t k = int64_t(*mma.getK()), tileK = int64_t(mma.getTileK());
+  if (k % tileK != 0 || tileK != 128)
+    return false;
+  for (Value v :
+       std::initializer_list<Value>{mma.getRow0(), mma.getCol0(), mma.getM(),
+                                    mma.getXScales(), mma.getWScales()})
+    if (!loop.isDefinedOutsideOfLoop(v))
+      return false;
+  return true;
+}
+
+LogicalResult prefetchXScales(scf::ForOp loop, WaveMmaOp mma) {
+  OpBuilder pre(loop);
+  LoadWaveScalesOp initial = loadScales(pre, mma, loop.getLowerBound(),
+                                        /*span=*/1, /*withW=*/false);
+  OpBuilder b(mma);
+  Value nextK = nextKTile(b, loop);
+  // After the copies that follow the MMA (the X copies of its second turn).
+  Operation *last = mma;
+  while (isa_and_nonnull<CopyToLdsOp>(last->getNextNode()))
+    last = last->getNextNode();
+  b.setInsertionPointAfter(last);
+  LoadWaveScalesOp next =
+      loadScales(b, mma, nextK, /*span=*/1, /*withW=*/false);
+  mma.setPingpongPending(*mma.getPingpongPending() + next.getNumLoads());
+  IRRewriter rewriter(loop.getContext());
+  FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+      rewriter, initial.getXWords(),
+      /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+        return SmallVector<Value>{next.getXWords()};
+      });
+  if (failed(replaced))
+    return failure();
+  mma.getXScaleWordsMutable().assign(
+      cast<scf::ForOp>(replaced->getOperation()).getRegionIterArgs().back());
+  mma.setScaleWordsTile(0);
+  return success();
+}
+
 struct MXGemmUnrollKPass : public impl::MXGemmUnrollKBase<MXGemmUnrollKPass> {
   using Base::Base;
   void runOnOperation() override {
     WalkResult result = getOperation()->walk([&](gpu::GPUFuncOp kernel) {
       auto config = kernel->getAttrOfType<ConfigAttr>(kConfigAttrName);
-      if (!config || config.getUnrollK() <= 1)
+      if (!config)
         return WalkResult::advance();
+      if (config.getUnrollK() <= 1) {
+        SmallVector<std::pair<scf::ForOp, WaveMmaOp>> twoSlotLoops;
+        kernel.walk([&](scf::ForOp loop) {
+          SmallVector<WaveMmaOp> mmas = loopMmas(loop);
+          if (mmas.size() == 1 && canPrefetchXScales(loop, mmas.front()))
+            twoSlotLoops.emplace_back(loop, mmas.front());
+        });
+        for (auto [loop, mma] : twoSlotLoops) {
+          if (failed(prefetchXScales(loop, mma))) {
+            kernel.emitError("the two-slot K loop could not carry its X "
+                             "scales");
+            return WalkResult::interrupt();
+          }
+          ++numPrefetchedXScales;
+        }
+        return WalkResult::advance();
+      }
       const int64_t span = config.getUnrollK();
       SmallVector<scf::ForOp> loops;
       kernel.walk([&](scf::ForOp loop) {

@@ -13,14 +13,14 @@
 // CHECK: %[[C0:.+]] = arith.constant 0 : index
 // CHECK: %[[XW0:.+]], %[[WW0:.+]] = mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[C0]], %{{.+}}] {{{.*}}span = 4 : i64{{.*}}} : {{.+}} -> vector<16xi32>, vector<8xi32>
 // CHECK: scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %{{.+}}, %[[XW:.+]] = %[[XW0]], %[[WW:.+]] = %[[WW0]])
-// CHECK: mxgemm.wave_mma {{.+}}[%{{.+}}, %{{.+}}, %[[K]], %{{.+}}] {{.*}}scale_words(%[[XW]], %[[WW]] : vector<16xi32>, vector<8xi32>) {{{.*}}pingpong_pending = 4 : i64, scale_words_tile = 0 : i64
-// CHECK: mxgemm.wave_mma {{.+}}scale_words(%[[XW]], %[[WW]] : {{.+}}) {{{.*}}pingpong_pending = 4 : i64, scale_words_tile = 1 : i64
-// CHECK: mxgemm.wave_mma {{.+}}scale_words(%[[XW]], %[[WW]] : {{.+}}) {{{.*}}pingpong_pending = 4 : i64, scale_words_tile = 2 : i64
+// CHECK: mxgemm.wave_mma {{.+}}[%{{.+}}, %{{.+}}, %[[K]], %{{.+}}] {{.*}}x_scale_words(%[[XW]] : vector<16xi32>) w_scale_words(%[[WW]] : vector<8xi32>) {{{.*}}pingpong_pending = 4 : i64, scale_words_tile = 0 : i64
+// CHECK: mxgemm.wave_mma {{.+}}x_scale_words(%[[XW]] : {{.+}}) w_scale_words(%[[WW]] : {{.+}}) {{{.*}}pingpong_pending = 4 : i64, scale_words_tile = 1 : i64
+// CHECK: mxgemm.wave_mma {{.+}}x_scale_words(%[[XW]] : {{.+}}) w_scale_words(%[[WW]] : {{.+}}) {{{.*}}pingpong_pending = 4 : i64, scale_words_tile = 2 : i64
 // CHECK: %[[LAST:.+]] = arith.subi %[[C1024:.+]], %[[C512:.+]] : index
 // CHECK-NEXT: %[[NEXT:.+]] = arith.addi %[[K]], %[[C512]] : index
 // CHECK-NEXT: %[[CLAMPED:.+]] = arith.minui %[[NEXT]], %[[LAST]] : index
 // CHECK: %[[XN:.+]], %[[WN:.+]] = mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[CLAMPED]], %{{.+}}]
-// CHECK-NEXT: %[[ACC:.+]] = mxgemm.wave_mma {{.+}}scale_words(%[[XW]], %[[WW]] : {{.+}}) {{{.*}}pingpong_pending = 9 : i64, scale_words_tile = 3 : i64
+// CHECK-NEXT: %[[ACC:.+]] = mxgemm.wave_mma {{.+}}x_scale_words(%[[XW]] : {{.+}}) w_scale_words(%[[WW]] : {{.+}}) {{{.*}}pingpong_pending = 9 : i64, scale_words_tile = 3 : i64
 // CHECK-NEXT: scf.yield %[[ACC]], %[[XN]], %[[WN]] :
 // CHECK-NOT: mxgemm.wave_mma
 // CHECK: mxgemm.store_tile
@@ -93,5 +93,68 @@ func.func @dword(%x: memref<?x512xf8E4M3FN>, %xs: memref<?x16xf8E8M0FNU>,
        w_scale = #mxgemm.w_scale<block32x32>}
       : memref<?x512xf8E4M3FN>, memref<?x16xf8E8M0FNU>, memref<128x512xf8E4M3FN>,
         memref<4x16xf8E8M0FNU> into memref<?x128xbf16>
+  return
+}
+
+// -----
+
+// Two slots (stages = 2) without unroll_k: the MMA takes each K tile in two
+// turns, and its X scales come one K tile ahead. The wave tile is 32x64
+// with 32x32x64 MFMAs, one block row: one X-scale dword (the K tile's 4
+// blocks) per lane, loaded for K tile 0 before the loop and for the next
+// K tile (clamped to the last, 384) after the X copies that follow the MMA
+// (its second turn issues both), carried by the loop. The second turn
+// leaves the load in flight with the two X copies: pending 2 + 1. The W
+// scales stay in the MMA.
+// CHECK-LABEL: gpu.func @two_slot_x_scales
+// CHECK: %[[C0:.+]] = arith.constant 0 : index
+// CHECK: %[[XW0:.+]] = mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[C0]], %{{.+}}] {{{.*}}span = 1 : i64{{.*}}} : {{.+}} -> vector<1xi32>{{$}}
+// CHECK: scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %[[STEP:.+]] iter_args(%{{.+}} = %{{.+}}, %[[XW:.+]] = %[[XW0]])
+// CHECK: %[[LAST:.+]] = arith.subi %{{.+}}, %[[STEP]] : index
+// CHECK-NEXT: %[[NEXT:.+]] = arith.addi %[[K]], %[[STEP]] : index
+// CHECK-NEXT: %[[CLAMPED:.+]] = arith.minui %[[NEXT]], %[[LAST]] : index
+// CHECK-NEXT: %[[ACC:.+]] = mxgemm.wave_mma {{.+}}[%{{.+}}, %{{.+}}, %[[K]], %{{.+}}] {{.*}}x_scale_words(%[[XW]] : vector<1xi32>) {{{.*}}pingpong_pending = 3 : i64, pingpong_refills = 2 : i64, scale_words_tile = 0 : i64
+// CHECK-NEXT: mxgemm.copy_to_lds
+// CHECK-NEXT: %[[XN:.+]] = mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[CLAMPED]], %{{.+}}] {{{.*}}span = 1 : i64{{.*}}} : {{.+}} -> vector<1xi32>{{$}}
+// CHECK-NEXT: scf.yield %[[ACC]], %[[XN]] :
+func.func @two_slot_x_scales(%x: memref<?x512xf8E4M3FN>,
+                             %xs: memref<?x16xf8E8M0FNU>,
+                             %w: memref<128x512xf8E4M3FN>,
+                             %ws: memref<4x16xf8E8M0FNU>,
+                             %y: memref<?x128xbf16>) {
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 128,
+                               waves_m = 4, waves_n = 2, mfma = m32n32k64,
+                               stage_x = lds_async, stage_w = lds_async,
+                               stages = 2, schedule = pingpong>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x512xf8E4M3FN>, memref<?x16xf8E8M0FNU>,
+        memref<128x512xf8E4M3FN>, memref<4x16xf8E8M0FNU> into memref<?x128xbf16>
+  return
+}
+
+// -----
+
+// MFMA-native X scales are one cache line per load already: the two-slot
+// MMA loads them itself.
+// CHECK-LABEL: gpu.func @two_slot_native_x_scales
+// CHECK-NOT: mxgemm.load_wave_scales
+// CHECK: mxgemm.wave_mma {{.+}}pingpong_pending = 2 : i64, pingpong_refills = 2 : i64
+// CHECK-NOT: mxgemm.load_wave_scales
+// CHECK: mxgemm.store_tile
+func.func @two_slot_native_x_scales(%x: memref<?x512xf8E4M3FN>,
+                                    %xs: memref<?x16xf8E8M0FNU>,
+                                    %w: memref<128x512xf8E4M3FN>,
+                                    %ws: memref<128x16xf8E8M0FNU>,
+                                    %y: memref<?x128xbf16>) {
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 128,
+                               waves_m = 4, waves_n = 2, mfma = m32n32k64,
+                               stage_x = lds_async, stage_w = lds_async,
+                               stages = 2, schedule = pingpong,
+                               x_scale_layout = mfma_32x32x64>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x512xf8E4M3FN>, memref<?x16xf8E8M0FNU>,
+        memref<128x512xf8E4M3FN>, memref<128x16xf8E8M0FNU> into memref<?x128xbf16>
   return
 }

@@ -271,9 +271,11 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     dwords' bytes, one per lane, instead of a byte from each of 16 or 32
     rows. Static K, a multiple of `tile_k`, and no `scale_words`.
 
-    With `scale_words` (added by `mxgemm-unroll-k`), the scales come from an
-    `mxgemm.load_wave_scales` that loaded them for several K tiles at once;
-    `scale_words_tile` says which of those K tiles this MMA computes.
+    With `x_scale_words` (added by `mxgemm-unroll-k`), the X scales come
+    from an `mxgemm.load_wave_scales` that loaded them for several K tiles
+    at once, and with `w_scale_words` the W scales too (otherwise the MMA
+    loads its W scales itself); `scale_words_tile` says which of those K
+    tiles this MMA computes.
 
     `convert-mxgemm-to-amdgpu` turns the op into operand loads and
     `amdgpu.scaled_mfma` (`v_mfma_scale_f32_32x32x64_f8f6f4` /
@@ -322,8 +324,9 @@ def MXGemm_WaveMmaOp : MXGemm_Op<"wave_mma",
     (`row_strides` `(` $x_row_stride^ `,` $xs_row_stride `)`)?
     (`x_tile` `(` $x_tile^ `:` type($x_tile) `)`)?
     (`w_tile` `(` $w_tile^ `:` type($w_tile) `)`)?
-    (`scale_words` `(` $x_scale_words^ `,` $w_scale_words `:`
-     type($x_scale_words) `,` type($w_scale_words) `)`)? attr-dict `:`
+    (`x_scale_words` `(` $x_scale_words^ `:` type($x_scale_words) `)`)?
+    (`w_scale_words` `(` $w_scale_words^ `:` type($w_scale_words) `)`)?
+    attr-dict `:`
     type($x) `,` type($x_scales) `,` type($w) `,` type($w_scales) `,` type($acc)
   }];
   let hasVerifier = 1;
@@ -355,11 +358,14 @@ def MXGemm_LoadWaveScalesOp : MXGemm_Op<"load_wave_scales",
     lane. `x_words` holds, for each MFMA block row in turn, its
     `span * tile_k / 128` X-scale dwords (rows clamped to `m - 1` as in
     `mxgemm.wave_mma`), `w_words` those of each block column (columns
-    clamped to `n - 1`); each lane holds its own row's blocks.
+    clamped to `n - 1`); each lane holds its own row's blocks. Without
+    the `w_words` result only X scales are loaded.
 
     `mxgemm-unroll-k` creates the op for a ping-pong K loop unrolled by
     `span` and hands the words to the `span` MMAs of an iteration
-    (`wave_mma ... scale_words(...)`), loaded one iteration ahead. The op
+    (`wave_mma ... x_scale_words(...) w_scale_words(...)`), loaded one
+    iteration ahead; and, with `span = 1` and no `w_words`, for the X
+    scales of a two-slot loop's next K tile. The op
     is lowered where it stands (`getNumLoads()` loads per lane, in order),
     so that waits counted in loads can leave it in flight. The load needs `k0` and each row's
     blocks aligned to the load width: `k` a multiple of `32 * bytes` and
@@ -389,13 +395,14 @@ def MXGemm_LoadWaveScalesOp : MXGemm_Op<"load_wave_scales",
                    ConfinedAttr<I64Attr, [IntPositive]>:$tile_k,
                    ConfinedAttr<I64Attr, [IntPositive]>:$k,
                    ConfinedAttr<I64Attr, [IntPositive]>:$n,
-                   ConfinedAttr<I64Attr, [IntMinValue<2>]>:$span,
+                   ConfinedAttr<I64Attr, [IntPositive]>:$span,
                    MXGemm_WeightScaleGranularityAttr:$w_scale);
-  let results = (outs MXGemm_ScaleWords:$x_words, MXGemm_ScaleWords:$w_words);
+  let results = (outs MXGemm_ScaleWords:$x_words,
+                  Optional<MXGemm_ScaleWords>:$w_words);
   let assemblyFormat = [{
     $x_scales `,` $w_scales `[` $row0 `,` $col0 `,` $k0 `,` $m `]` attr-dict
-    `:` type($x_scales) `,` type($w_scales) `->` type($x_words) `,`
-    type($w_words)
+    `:` type($x_scales) `,` type($w_scales) `->` type($x_words)
+    (`,` type($w_words)^)?
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -408,6 +415,8 @@ def MXGemm_LoadWaveScalesOp : MXGemm_Op<"load_wave_scales",
     /// distinct W scale row (two 16-column blocks share a 32x32-block row).
     int64_t getNumLoads() {
       const int64_t mn = getMfmaMN(), blocksN = getWaveN() / mn;
+      if (!getWWords())
+        return getWaveM() / mn;
       return getWaveM() / mn + (sharesWScaleRows() ? (blocksN + 1) / 2
                                                    : blocksN);
     }

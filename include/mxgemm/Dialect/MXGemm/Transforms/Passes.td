@@ -264,6 +264,17 @@ def MXGemmUnrollK : Pass<"mxgemm-unroll-k"> {
     aligned); elsewhere the loop is only unrolled. The K order of every
     MFMA is unchanged, so results are bit-identical.
 
+    Without unrolling (`unroll_k = 1`), a two-slot ping-pong loop (its MMA
+    has `pingpong_refills`) with row-major X scales, a static K that is a
+    multiple of tile_k = 128, gets its X scales one K tile ahead: an
+    X-only `mxgemm.load_wave_scales` (`span = 1`, a dword per MFMA block
+    row and lane) for tile t + 1, after the X copies that the MMA issues
+    in its second turn (its `pingpong_pending` grows by the loads), carried
+    by the loop into `x_scale_words`. The first turn of tile t + 1 then
+    waits for them with the copies it waits for anyway, instead of for a
+    scale load issued in the same memory phase; each row-major scale load
+    touches a cache line per row, 32 address-unit cycles.
+
     Why (gfx950): a scale load touches one cache line per row of the wave's
     MFMA block (rows are K / 32 bytes apart), and the texture address unit
     spends a cycle per line whatever the width, so in the 128x256x128
@@ -281,7 +292,9 @@ def MXGemmUnrollK : Pass<"mxgemm-unroll-k"> {
     Statistic<"numUnrolledLoops", "num-unrolled-loops",
               "K loops unrolled by unroll_k">,
     Statistic<"numSharedScaleLoads", "num-shared-scale-loads",
-              "unrolled K loops whose MMAs share scale loads">
+              "unrolled K loops whose MMAs share scale loads">,
+    Statistic<"numPrefetchedXScales", "num-prefetched-x-scales",
+              "two-slot K loops whose X scales come one K tile ahead">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];
