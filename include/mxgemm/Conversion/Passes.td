@@ -62,7 +62,11 @@ def ConvertMXGemmToAMDGPU : Pass<"convert-mxgemm-to-amdgpu"> {
     destination in M0 is scalar arithmetic) or global loads + LDS stores;
     `mxgemm.wait_copies` becomes `amdgpu.memory_counter_wait`
     (`s_waitcnt vmcnt(N) lgkmcnt(0)`), and `mxgemm.ring_barrier` becomes
-    `rocdl.s.barrier` between single-thread `llvm.fence`s.
+    `rocdl.s.barrier` between single-thread `llvm.fence`s (in the K loop
+    of a two-slot ping-pong kernel, `schedule = pingpong, stages = 2`,
+    also between `rocdl.sched.barrier 0`s, which keep the backend from
+    hoisting the loop's address arithmetic above it, to the end of the
+    previous MFMA turn).
 
     A kernel whose config says `stage_w = packed_registers` but whose MMA
     reads row-major W (`mxgemm-stage-copies` did not run) is rejected.

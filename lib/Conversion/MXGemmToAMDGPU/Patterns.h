@@ -9,6 +9,7 @@
 #define MXGEMM_LIB_CONVERSION_MXGEMMTOAMDGPU_PATTERNS_H
 
 #include "mxgemm/Conversion/MXGemmToAMDGPU/MXGemmToAMDGPU.h"
+#include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -34,6 +35,8 @@ private:
 /// True if `op` is, or holds, a copy into LDS, lowered or not
 /// (CopiesToAMDGPU.cpp).
 bool isLdsCopy(Operation *op);
+/// The config of the kernel `op` is in, or null (WaveMmaToMfma.cpp).
+ConfigAttr kernelConfig(Operation *op);
 /// Whether N (the problem's) leaves the last tile column of `op`'s kernel
 /// partial: its wave tiles then reach past N and are masked.
 bool hasPartialTileColumn(Operation *op, int64_t n);

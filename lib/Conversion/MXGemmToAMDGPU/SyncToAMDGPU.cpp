@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 
@@ -57,7 +58,29 @@ public:
   }
 };
 
-/// mxgemm.ring_barrier as emitRingBarrier's fenced s_barrier.
+/// The ring barrier between sched_barrier(0)s: nothing may be scheduled
+/// across a ping-pong turn, not even the MFMAs, which no fence orders.
+void emitUnscheduledBarrier(OpBuilder &b, Location loc) {
+  ROCDL::SchedBarrier::create(b, loc, b.getI32IntegerAttr(0));
+  emitRingBarrier(b, loc);
+  ROCDL::SchedBarrier::create(b, loc, b.getI32IntegerAttr(0));
+}
+
+/// True if `op` publishes the K tiles of a two-slot ping-pong loop
+/// (`schedule = pingpong, stages = 2`): the barrier a group passes after
+/// the other group's second MFMA turn.
+bool publishesTwoSlotTile(RingBarrierOp op) {
+  ConfigAttr config = kernelConfig(op);
+  return config && config.getSchedule() == Schedule::PingPong &&
+         config.getStages() == 2 && isa<scf::ForOp>(op->getParentOp());
+}
+
+/// mxgemm.ring_barrier as emitRingBarrier's fenced s_barrier. In a
+/// two-slot ping-pong loop nothing is scheduled across it either: the
+/// backend would hoist the loop's address arithmetic above it, to the end
+/// of the previous MFMA turn, where each instruction delays the group's
+/// arrival and so the other group's MFMAs; after it, the arithmetic
+/// overlaps the other group's MFMAs like the rest of the memory phase.
 class RingBarrierLowering : public CountingPattern<RingBarrierOp> {
 public:
   using CountingPattern::CountingPattern;
@@ -65,7 +88,10 @@ public:
   LogicalResult
   matchAndRewrite(RingBarrierOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    emitRingBarrier(rewriter, op.getLoc());
+    if (publishesTwoSlotTile(op))
+      emitUnscheduledBarrier(rewriter, op.getLoc());
+    else
+      emitRingBarrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     count(&MXGemmToAMDGPUCounts::barriers);
     return success();
@@ -73,14 +99,6 @@ public:
 };
 
 } // namespace
-
-/// The ring barrier between sched_barrier(0)s: nothing may be scheduled
-/// across a ping-pong turn, not even the MFMAs, which no fence orders.
-static void emitUnscheduledBarrier(OpBuilder &b, Location loc) {
-  ROCDL::SchedBarrier::create(b, loc, b.getI32IntegerAttr(0));
-  emitRingBarrier(b, loc);
-  ROCDL::SchedBarrier::create(b, loc, b.getI32IntegerAttr(0));
-}
 
 void emitPingPongTurn(OpBuilder &b, Location loc, int64_t pendingLoads) {
   amdgpu::MemoryCounterWaitOp::create(

@@ -423,8 +423,7 @@ public:
 
 } // namespace
 
-/// The config of the kernel `op` is in, or null.
-static ConfigAttr kernelConfig(Operation *op) {
+ConfigAttr kernelConfig(Operation *op) {
   auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
   return kernel ? kernel->getAttrOfType<ConfigAttr>(kConfigAttrName) : nullptr;
 }
