@@ -161,9 +161,10 @@ LogicalResult shareScales(scf::ForOp loop, ArrayRef<WaveMmaOp> mmas,
 /// copies of its second turn, so that the first turn of the next K tile
 /// finds them loaded instead of waiting for them (its wait covers them
 /// with the X copies). The W scales stay in the MMA: one cache line per
-/// load, they are cheap, and their words would cost registers the wave
-/// does not have. Row-major X scales only: MFMA-native ones are already
-/// one line per load.
+/// load, they are cheap in the first memory phase, and loaded ahead with
+/// the X scales they crowd the second one's vector-memory queue
+/// (docs/Performance.md predicts that slower). Row-major X scales only:
+/// MFMA-native ones are one line per load.
 bool canPrefetchXScales(scf::ForOp loop, WaveMmaOp mma) {
   if (!mma.getPingpongRefills() || mma.getXScalesNative() || !mma.getK() ||
       mma.getKSize() || mma.getK0() != loop.getInductionVar() ||
