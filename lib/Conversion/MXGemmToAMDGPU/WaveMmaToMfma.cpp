@@ -312,9 +312,7 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
     // scale load that follows them (mxgemm-unroll-k's X scales of the next
     // K tile). Each block still runs its K steps in order.
     SmallVector<Operation *> secondTurnLoads;
-    // Up to the next K tile's barrier (an unrolled loop has several).
-    for (Operation *p = op->getNextNode(); p && !endsRingBarrier(p);
-         p = p->getNextNode()) {
+    for (Operation *p = op->getNextNode(); p; p = p->getNextNode()) {
       if (isa<CopyToLdsOp, LoadWaveScalesOp>(p))
         secondTurnLoads.push_back(p);
       else if (isLdsCopy(p))

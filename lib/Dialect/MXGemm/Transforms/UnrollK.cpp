@@ -47,13 +47,26 @@ SmallVector<WaveMmaOp> loopMmas(scf::ForOp loop) {
   return llvm::to_vector(loop.getBody()->getOps<WaveMmaOp>());
 }
 
+/// True if `mma`'s scales can come from a load_wave_scales outside its
+/// own K tile: a static K that is a multiple of tile_k, the MMA at the
+/// loop's K offset, and everything but K loop-invariant (the loads go
+/// before the loop and into earlier K tiles).
+bool scalesLoadableAhead(scf::ForOp loop, WaveMmaOp mma) {
+  if (!mma.getK() || mma.getKSize() || mma.getK0() != loop.getInductionVar() ||
+      int64_t(*mma.getK()) % int64_t(mma.getTileK()) != 0)
+    return false;
+  return llvm::all_of(std::initializer_list<Value>{mma.getRow0(), mma.getCol0(),
+                                                   mma.getM(), mma.getXScales(),
+                                                   mma.getWScales()},
+                      [&](Value v) { return loop.isDefinedOutsideOfLoop(v); });
+}
+
 /// True if the U MMAs of an unrolled iteration can share scale loads: a
 /// static K without a tail whose rows keep the span's blocks aligned, the
 /// first MMA at the loop's K offset, and every MMA of the same wave tile.
 bool canShareScales(scf::ForOp loop, ArrayRef<WaveMmaOp> mmas, int64_t span) {
   WaveMmaOp first = mmas.front();
-  if (int64_t(mmas.size()) != span || !first.getK() || first.getKSize() ||
-      first.getK0() != loop.getInductionVar())
+  if (int64_t(mmas.size()) != span || !scalesLoadableAhead(loop, first))
     return false;
   // The loads are counted into the ping-pong turn's wait (shareScales).
   if (!llvm::all_of(mmas, [](WaveMmaOp mma) {
@@ -63,16 +76,8 @@ bool canShareScales(scf::ForOp loop, ArrayRef<WaveMmaOp> mmas, int64_t span) {
   const int64_t k = int64_t(*first.getK());
   const int64_t tileK = int64_t(first.getTileK());
   const int64_t bytes = span * tileK / 32;
-  if (k % tileK != 0 || (bytes != 4 && bytes != 8 && bytes != 16) ||
-      k % (32 * bytes) != 0)
+  if ((bytes != 4 && bytes != 8 && bytes != 16) || k % (32 * bytes) != 0)
     return false;
-  // The loads go before the loop and between its MMAs: everything but K
-  // is loop-invariant.
-  for (Value v : std::initializer_list<Value>{first.getRow0(), first.getCol0(),
-                                              first.getM(), first.getXScales(),
-                                              first.getWScales()})
-    if (!loop.isDefinedOutsideOfLoop(v))
-      return false;
   return llvm::all_of(mmas, [&](WaveMmaOp mma) {
     return mma.getRow0() == first.getRow0() &&
            mma.getCol0() == first.getCol0() && mma.getM() == first.getM() &&
@@ -166,19 +171,10 @@ LogicalResult shareScales(scf::ForOp loop, ArrayRef<WaveMmaOp> mmas,
 /// (docs/Performance.md predicts that slower). Row-major X scales only:
 /// MFMA-native ones are one line per load.
 bool canPrefetchXScales(scf::ForOp loop, WaveMmaOp mma) {
-  if (!mma.getPingpongRefills() || mma.getXScalesNative() || !mma.getK() ||
-      mma.getKSize() || mma.getK0() != loop.getInductionVar() ||
-      mma.getXScaleWords())
-    return false;
-  const int64_t k = int64_t(*mma.getK()), tileK = int64_t(mma.getTileK());
-  if (k % tileK != 0 || tileK != 128)
-    return false;
-  for (Value v :
-       std::initializer_list<Value>{mma.getRow0(), mma.getCol0(), mma.getM(),
-                                    mma.getXScales(), mma.getWScales()})
-    if (!loop.isDefinedOutsideOfLoop(v))
-      return false;
-  return true;
+  // One K tile of 128 is one dword per row (load_wave_scales' 4 bytes).
+  return mma.getPingpongRefills() && !mma.getXScalesNative() &&
+         !mma.getXScaleWords() && mma.getTileK() == 128 &&
+         scalesLoadableAhead(loop, mma);
 }
 
 LogicalResult prefetchXScales(scf::ForOp loop, WaveMmaOp mma) {
@@ -217,14 +213,17 @@ struct MXGemmUnrollKPass : public impl::MXGemmUnrollKBase<MXGemmUnrollKPass> {
       auto config = kernel->getAttrOfType<ConfigAttr>(kConfigAttrName);
       if (!config)
         return WalkResult::advance();
-      if (config.getUnrollK() <= 1) {
-        SmallVector<std::pair<scf::ForOp, WaveMmaOp>> twoSlotLoops;
-        kernel.walk([&](scf::ForOp loop) {
-          SmallVector<WaveMmaOp> mmas = loopMmas(loop);
-          if (mmas.size() == 1 && canPrefetchXScales(loop, mmas.front()))
-            twoSlotLoops.emplace_back(loop, mmas.front());
-        });
-        for (auto [loop, mma] : twoSlotLoops) {
+      SmallVector<scf::ForOp> loops;
+      kernel.walk([&](scf::ForOp loop) {
+        if (loopMmas(loop).size() == 1)
+          loops.push_back(loop);
+      });
+      const int64_t span = config.getUnrollK();
+      if (span <= 1) {
+        for (scf::ForOp loop : loops) {
+          WaveMmaOp mma = loopMmas(loop).front();
+          if (!canPrefetchXScales(loop, mma))
+            continue;
           if (failed(prefetchXScales(loop, mma))) {
             kernel.emitError("the two-slot K loop could not carry its X "
                              "scales");
@@ -234,12 +233,6 @@ struct MXGemmUnrollKPass : public impl::MXGemmUnrollKBase<MXGemmUnrollKPass> {
         }
         return WalkResult::advance();
       }
-      const int64_t span = config.getUnrollK();
-      SmallVector<scf::ForOp> loops;
-      kernel.walk([&](scf::ForOp loop) {
-        if (loopMmas(loop).size() == 1)
-          loops.push_back(loop);
-      });
       for (scf::ForOp loop : loops) {
         std::optional<APInt> trips = loop.getStaticTripCount();
         if (!trips) {
