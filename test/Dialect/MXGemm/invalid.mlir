@@ -795,6 +795,24 @@ func.func @mma_words_tile(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
 
 // -----
 
+// W scale words come only with X scale words (an MMA may take X words and
+// load its W scales itself, not the other way round).
+func.func @mma_w_words_only(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
+                            %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
+                            %acc: vector<16xf32>, %i: index,
+                            %words: vector<1xi32>) -> vector<16xf32> {
+  // expected-error @+1 {{w_scale_words needs x_scale_words}}
+  %r = mxgemm.wave_mma %x, %xs, %w, %ws, %acc [%i, %i, %i, %i]
+      w_scale_words(%words : vector<1xi32>)
+      {mfma = #mxgemm<mfma m32n32k64>, wave_m = 32 : i64, wave_n = 32 : i64,
+       tile_k = 64 : i64, k = 256 : i64, w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<8192xf8E4M3FN>, memref<128xf8E8M0FNU>, memref<8192xf8E4M3FN>,
+        memref<8xf8E8M0FNU>, vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// -----
+
 func.func @mma_words_alone(%x: memref<8192xf8E4M3FN>, %xs: memref<128xf8E8M0FNU>,
                            %w: memref<8192xf8E4M3FN>, %ws: memref<8xf8E8M0FNU>,
                            %acc: vector<16xf32>, %i: index,
