@@ -88,6 +88,8 @@ def ConvertMXGemmToAMDGPU : Pass<"convert-mxgemm-to-amdgpu"> {
               "16-byte LDS operand reads (ds_read_b128) emitted">,
     Statistic<"numGlobalLoads", "num-global-loads",
               "global loads emitted (MMA operands and scales, lds_sync data)">,
+    Statistic<"numScalarLoads", "num-scalar-loads",
+              "scalar (SMEM) loads emitted (wave-uniform W scale words)">,
     Statistic<"numLdsCopies", "num-lds-copies",
               "mxgemm.copy_to_lds ops lowered">,
     Statistic<"numLdsCopyInstructions", "num-lds-copy-instructions",

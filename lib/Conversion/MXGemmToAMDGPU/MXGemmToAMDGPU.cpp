@@ -77,6 +77,7 @@ struct ConvertMXGemmToAMDGPUPass
     numHoistedMmas += counts.hoistedMmas;
     numDsReads += counts.dsReads;
     numGlobalLoads += counts.globalLoads;
+    numScalarLoads += counts.scalarLoads;
     numLdsCopies += counts.ldsCopies;
     numLdsCopyInstructions += counts.ldsCopyInstructions;
     numWaits += counts.waits;

@@ -15,6 +15,7 @@
 #include "mxgemm/Contract/ScaleLayout.h"
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 
 #include <optional>
@@ -327,6 +328,24 @@ public:
     return vector::BitCastOp::create(
         b, loc, VectorType::get({bytes / 4}, b.getI32Type()), load);
   }
+
+  /// loadScaleWords' dwords at a wave-uniform offset, through the constant
+  /// address space: the backend then loads them with s_load_dword* into
+  /// SGPRs, off the vector-memory path (a load from the global address
+  /// space would need proof that no store of the kernel clobbers it).
+  Value loadUniformScaleWords(Value mem, Value scaleRowBase, Value kBlock,
+                              int64_t bytes) {
+    auto type = cast<MemRefType>(mem.getType());
+    auto constantType = MemRefType::get(
+        type.getShape(), type.getElementType(), type.getLayout(),
+        b.getI64IntegerAttr(kConstantAddressSpace));
+    Value constant =
+        memref::MemorySpaceCastOp::create(b, loc, constantType, mem);
+    return loadScaleWords(constant, scaleRowBase, kBlock, bytes);
+  }
+
+  /// AMDGPU's constant address space (read-only for the whole kernel).
+  static constexpr int64_t kConstantAddressSpace = 4;
 
   /// An i32 as the vector<4xf8E8M0FNU> scale operand of amdgpu.scaled_mfma.
   Value asScaleVector(Value word) {

@@ -357,6 +357,18 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   return success();
 }
 
+/// `v`, wave-uniform but not provably so for LLVM (a wave's column, from
+/// thread_id.x / 64), through v_readfirstlane, right after its definition:
+/// LLVM does not hoist the convergent readfirstlane out of a loop.
+Value readFirstLane(OpBuilder &b, Value v) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointAfterValue(v);
+  Location loc = v.getLoc();
+  Value i32 = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v);
+  Value uniform = ROCDL::ReadfirstlaneOp::create(b, loc, b.getI32Type(), i32);
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), uniform);
+}
+
 /// One wide scale load per MFMA block row and distinct W scale row of the
 /// wave, where the op stands (mxgemm-unroll-k counts them into a wait),
 /// with the rows and columns clamped as WaveMmaLowering clamps them.
@@ -380,17 +392,25 @@ public:
     // directly; an n-D vector carried by a loop would not).
     // With `pairs` (sharesWScaleRows), blocks 2j and 2j + 1 read the same
     // 32x32-block scale row, clamped or not: one load.
+    // With `scalar` (hasScalarWWords), `first` is wave-uniform and so is
+    // each block's first column, clamped like the lanes' columns: one
+    // scalar load per block.
     auto words = [&](Value mem, Value first, int64_t blocks, Value last,
-                     bool perBlock32, bool pairs) {
+                     bool perBlock32, bool pairs, bool scalar) {
       Value result, loaded;
       for (int64_t i = 0; i < blocks; ++i) {
         if (!pairs || i % 2 == 0) {
-          Value row = e.add(e.add(first, i * nonK), e.coords.r);
+          Value row = e.add(first, i * nonK);
+          if (!scalar)
+            row = e.add(row, e.coords.r);
           if (last)
             row = arith::MinUIOp::create(b, loc, row, last);
           if (perBlock32)
             row = arith::DivUIOp::create(b, loc, row, e.idx(32));
-          loaded = e.loadScaleWords(mem, e.mul(row, kBlocks), kBlock, bytes);
+          loaded = scalar ? e.loadUniformScaleWords(mem, e.mul(row, kBlocks),
+                                                    kBlock, bytes)
+                          : e.loadScaleWords(mem, e.mul(row, kBlocks), kBlock,
+                                             bytes);
         }
         if (!result) {
           result = loaded;
@@ -407,12 +427,22 @@ public:
     SmallVector<Value, 2> results{words(adaptor.getXScales(), adaptor.getRow0(),
                                         op.getWaveM() / nonK, lastRow,
                                         /*perBlock32=*/false,
-                                        /*pairs=*/false)};
-    if (op.getWWords())
-      results.push_back(words(adaptor.getWScales(), adaptor.getCol0(),
-                              op.getWaveN() / nonK, lastCol,
+                                        /*pairs=*/false, /*scalar=*/false)};
+    if (op.getWWords()) {
+      const bool scalar = op.hasScalarWWords();
+      Value col0 = adaptor.getCol0();
+      if (scalar)
+        col0 = readFirstLane(b, col0);
+      const int64_t vectorLoads = e.globalLoads;
+      results.push_back(words(adaptor.getWScales(), col0, op.getWaveN() / nonK,
+                              lastCol,
                               op.getWScale() != WeightScaleGranularity::PerRow,
-                              op.sharesWScaleRows()));
+                              op.sharesWScaleRows(), scalar));
+      if (scalar) {
+        count(&MXGemmToAMDGPUCounts::scalarLoads, e.globalLoads - vectorLoads);
+        e.globalLoads = vectorLoads;
+      }
+    }
     rewriter.replaceOp(op, results);
     count(&MXGemmToAMDGPUCounts::globalLoads, e.globalLoads);
     return success();

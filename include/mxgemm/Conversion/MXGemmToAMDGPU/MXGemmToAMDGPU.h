@@ -22,6 +22,7 @@ struct MXGemmToAMDGPUCounts {
   uint64_t hoistedMmas = 0;
   uint64_t dsReads = 0;
   uint64_t globalLoads = 0;
+  uint64_t scalarLoads = 0;
   uint64_t ldsCopies = 0;
   uint64_t ldsCopyInstructions = 0;
   uint64_t waits = 0;

@@ -165,11 +165,8 @@ LogicalResult shareScales(scf::ForOp loop, ArrayRef<WaveMmaOp> mmas,
 /// MFMA block row and lane (the tile's 4 blocks) loaded after the X
 /// copies of its second turn, so that the first turn of the next K tile
 /// finds them loaded instead of waiting for them (its wait covers them
-/// with the X copies). The W scales stay in the MMA: one cache line per
-/// load, they are cheap in the first memory phase, and loaded ahead with
-/// the X scales they crowd the second one's vector-memory queue
-/// (docs/Performance.md predicts that slower). Row-major X scales only:
-/// MFMA-native ones are one line per load.
+/// with the X copies). Row-major X scales only: MFMA-native ones are one
+/// line per load.
 bool canPrefetchXScales(scf::ForOp loop, WaveMmaOp mma) {
   // One K tile of 128 is one dword per row (load_wave_scales' 4 bytes).
   return mma.getPingpongRefills() && !mma.getXScalesNative() &&
@@ -177,10 +174,21 @@ bool canPrefetchXScales(scf::ForOp loop, WaveMmaOp mma) {
          scalesLoadableAhead(loop, mma);
 }
 
+/// Whether the W scales come ahead with the X scales: 32x32-block ones,
+/// which load_wave_scales loads with scalar loads (hasScalarWWords). Loaded
+/// ahead as vector loads they would crowd the second memory phase's
+/// vector-memory queue (docs/Performance.md predicts that slower); in the
+/// MMA they are vector loads its first memory phase waits for.
+bool canPrefetchWScales(WaveMmaOp mma) {
+  return mma.getWScale() != WeightScaleGranularity::PerRow &&
+         !mma.getWScalesNative();
+}
+
 LogicalResult prefetchXScales(scf::ForOp loop, WaveMmaOp mma) {
+  const bool withW = canPrefetchWScales(mma);
   OpBuilder pre(loop);
-  LoadWaveScalesOp initial = loadScales(pre, mma, loop.getLowerBound(),
-                                        /*span=*/1, /*withW=*/false);
+  LoadWaveScalesOp initial =
+      loadScales(pre, mma, loop.getLowerBound(), /*span=*/1, withW);
   OpBuilder b(mma);
   Value nextK = nextKTile(b, loop);
   // After the copies that follow the MMA (the X copies of its second turn).
@@ -188,20 +196,24 @@ LogicalResult prefetchXScales(scf::ForOp loop, WaveMmaOp mma) {
   while (isa_and_nonnull<CopyToLdsOp>(last->getNextNode()))
     last = last->getNextNode();
   b.setInsertionPointAfter(last);
-  LoadWaveScalesOp next =
-      loadScales(b, mma, nextK, /*span=*/1, /*withW=*/false);
+  LoadWaveScalesOp next = loadScales(b, mma, nextK, /*span=*/1, withW);
+  // Vector loads only: the turn's vmcnt does not count scalar W words.
   mma.setPingpongPending(*mma.getPingpongPending() + next.getNumLoads());
   IRRewriter rewriter(loop.getContext());
   FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
-      rewriter, initial.getXWords(),
+      rewriter, initial.getResults(),
       /*replaceInitOperandUsesInLoop=*/false,
       [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
-        return SmallVector<Value>{next.getXWords()};
+        return SmallVector<Value>(next.getResults());
       });
   if (failed(replaced))
     return failure();
-  mma.getXScaleWordsMutable().assign(
-      cast<scf::ForOp>(replaced->getOperation()).getRegionIterArgs().back());
+  auto args = cast<scf::ForOp>(replaced->getOperation())
+                  .getRegionIterArgs()
+                  .take_back(next.getNumResults());
+  mma.getXScaleWordsMutable().assign(args[0]);
+  if (withW)
+    mma.getWScaleWordsMutable().assign(args[1]);
   mma.setScaleWordsTile(0);
   return success();
 }
@@ -230,6 +242,8 @@ struct MXGemmUnrollKPass : public impl::MXGemmUnrollKBase<MXGemmUnrollKPass> {
             return WalkResult::interrupt();
           }
           ++numPrefetchedXScales;
+          if (canPrefetchWScales(mma))
+            ++numPrefetchedWScales;
         }
         return WalkResult::advance();
       }

@@ -7,8 +7,9 @@
 // next one's after the copies of the last K tile (K offset + 512, clamped
 // to the last iteration's 512), carried by the loop. The wave tile is
 // 64x32: 4 MFMA block rows of X scales and 2 block columns of W scales
-// that share one 32x32-block scale row, so 5 loads per lane, which the
-// last K tile's turn leaves in flight with its copies: pending 4 + 5.
+// that share one 32x32-block scale row, so 4 vector loads per lane and a
+// scalar one (the W words, the same in every lane), which the last K
+// tile's turn leaves in flight with its copies: pending 4 + 4.
 // CHECK-LABEL: gpu.func @shared
 // CHECK: %[[C0:.+]] = arith.constant 0 : index
 // CHECK: %[[XW0:.+]], %[[WW0:.+]] = mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[C0]], %{{.+}}] {{{.*}}span = 4 : i64{{.*}}} : {{.+}} -> vector<16xi32>, vector<8xi32>
@@ -20,7 +21,7 @@
 // CHECK-NEXT: %[[NEXT:.+]] = arith.addi %[[K]], %[[C512]] : index
 // CHECK-NEXT: %[[CLAMPED:.+]] = arith.minui %[[NEXT]], %[[LAST]] : index
 // CHECK: %[[XN:.+]], %[[WN:.+]] = mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[CLAMPED]], %{{.+}}]
-// CHECK-NEXT: %[[ACC:.+]] = mxgemm.wave_mma {{.+}}x_scale_words(%[[XW]] : {{.+}}) w_scale_words(%[[WW]] : {{.+}}) {{{.*}}pingpong_pending = 9 : i64, scale_words_tile = 3 : i64
+// CHECK-NEXT: %[[ACC:.+]] = mxgemm.wave_mma {{.+}}x_scale_words(%[[XW]] : {{.+}}) w_scale_words(%[[WW]] : {{.+}}) {{{.*}}pingpong_pending = 8 : i64, scale_words_tile = 3 : i64
 // CHECK-NEXT: scf.yield %[[ACC]], %[[XN]], %[[WN]] :
 // CHECK-NOT: mxgemm.wave_mma
 // CHECK: mxgemm.store_tile
@@ -72,14 +73,14 @@ func.func @unaligned(%x: memref<?x1408xf8E4M3FN>, %xs: memref<?x44xf8E8M0FNU>,
 // -----
 
 // 32x32x64 MFMAs in ping-pong, tile_k = 64, unroll_k = 2: 2 K tiles x 2
-// blocks = one dword per row; 2 X block rows and 1 W block column, 3 loads
-// (pending 2 + 3).
+// blocks = one dword per row; 2 X block rows and 1 W block column, 2
+// vector loads and a scalar one (pending 2 + 2).
 // CHECK-LABEL: gpu.func @dword
 // CHECK: mxgemm.load_wave_scales {{.+}} {{{.*}}span = 2 : i64, tile_k = 64 : i64{{.*}}w_scale = #mxgemm.w_scale<block32x32>{{.*}}} : {{.+}} -> vector<2xi32>, vector<1xi32>
 // CHECK: scf.for
 // CHECK: mxgemm.wave_mma {{.+}}pingpong_pending = 2 : i64, scale_words_tile = 0 : i64
 // CHECK: mxgemm.load_wave_scales
-// CHECK-NEXT: mxgemm.wave_mma {{.+}}pingpong_pending = 5 : i64, scale_words_tile = 1 : i64
+// CHECK-NEXT: mxgemm.wave_mma {{.+}}pingpong_pending = 4 : i64, scale_words_tile = 1 : i64
 // CHECK-NOT: mxgemm.wave_mma
 // CHECK: scf.yield
 func.func @dword(%x: memref<?x512xf8E4M3FN>, %xs: memref<?x16xf8E8M0FNU>,
@@ -99,24 +100,26 @@ func.func @dword(%x: memref<?x512xf8E4M3FN>, %xs: memref<?x16xf8E8M0FNU>,
 // -----
 
 // Two slots (stages = 2) without unroll_k: the MMA takes each K tile in two
-// turns, and its X scales come one K tile ahead. The wave tile is 32x64
-// with 32x32x64 MFMAs, one block row: one X-scale dword (the K tile's 4
-// blocks) per lane, loaded for K tile 0 before the loop and for the next
-// K tile (clamped to the last, 384) after the X copies that follow the MMA
-// (its second turn issues both), carried by the loop. The second turn
-// leaves the load in flight with the two X copies: pending 2 + 1. The W
-// scales stay in the MMA.
+// turns, and its scales come one K tile ahead. The wave tile is 32x64
+// with 32x32x64 MFMAs, one block row and two block columns: one X-scale
+// dword (the K tile's 4 blocks) per lane and, under 32x32-block W scales,
+// one W dword per block column (scalar loads when lowered), loaded for K
+// tile 0 before the loop and for the next K tile (clamped to the last,
+// 384) after the X copies that follow the MMA (its second turn issues
+// both), carried by the loop. The second turn leaves the X-scale load in
+// flight with the two X copies: pending 2 + 1 (the scalar W loads are not
+// vector loads).
 // CHECK-LABEL: gpu.func @two_slot_x_scales
 // CHECK: %[[C0:.+]] = arith.constant 0 : index
-// CHECK: %[[XW0:.+]] = mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[C0]], %{{.+}}] {{{.*}}span = 1 : i64{{.*}}} : {{.+}} -> vector<1xi32>{{$}}
-// CHECK: scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %[[STEP:.+]] iter_args(%{{.+}} = %{{.+}}, %[[XW:.+]] = %[[XW0]])
+// CHECK: %[[XW0:.+]], %[[WW0:.+]] = mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[C0]], %{{.+}}] {{{.*}}span = 1 : i64{{.*}}} : {{.+}} -> vector<1xi32>, vector<2xi32>{{$}}
+// CHECK: scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %[[STEP:.+]] iter_args(%{{.+}} = %{{.+}}, %[[XW:.+]] = %[[XW0]], %[[WW:.+]] = %[[WW0]])
 // CHECK: %[[LAST:.+]] = arith.subi %{{.+}}, %[[STEP]] : index
 // CHECK-NEXT: %[[NEXT:.+]] = arith.addi %[[K]], %[[STEP]] : index
 // CHECK-NEXT: %[[CLAMPED:.+]] = arith.minui %[[NEXT]], %[[LAST]] : index
-// CHECK-NEXT: %[[ACC:.+]] = mxgemm.wave_mma {{.+}}[%{{.+}}, %{{.+}}, %[[K]], %{{.+}}] {{.*}}x_scale_words(%[[XW]] : vector<1xi32>) {{{.*}}pingpong_pending = 3 : i64, pingpong_refills = 2 : i64, scale_words_tile = 0 : i64
+// CHECK-NEXT: %[[ACC:.+]] = mxgemm.wave_mma {{.+}}[%{{.+}}, %{{.+}}, %[[K]], %{{.+}}] {{.*}}x_scale_words(%[[XW]] : vector<1xi32>) w_scale_words(%[[WW]] : vector<2xi32>) {{{.*}}pingpong_pending = 3 : i64, pingpong_refills = 2 : i64, scale_words_tile = 0 : i64
 // CHECK-NEXT: mxgemm.copy_to_lds
-// CHECK-NEXT: %[[XN:.+]] = mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[CLAMPED]], %{{.+}}] {{{.*}}span = 1 : i64{{.*}}} : {{.+}} -> vector<1xi32>{{$}}
-// CHECK-NEXT: scf.yield %[[ACC]], %[[XN]] :
+// CHECK-NEXT: %[[XN:.+]], %[[WN:.+]] = mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[CLAMPED]], %{{.+}}] {{{.*}}span = 1 : i64{{.*}}} : {{.+}} -> vector<1xi32>, vector<2xi32>{{$}}
+// CHECK-NEXT: scf.yield %[[ACC]], %[[XN]], %[[WN]] :
 func.func @two_slot_x_scales(%x: memref<?x512xf8E4M3FN>,
                              %xs: memref<?x16xf8E8M0FNU>,
                              %w: memref<128x512xf8E4M3FN>,
@@ -130,6 +133,31 @@ func.func @two_slot_x_scales(%x: memref<?x512xf8E4M3FN>,
        w_scale = #mxgemm.w_scale<block32x32>}
       : memref<?x512xf8E4M3FN>, memref<?x16xf8E8M0FNU>,
         memref<128x512xf8E4M3FN>, memref<4x16xf8E8M0FNU> into memref<?x128xbf16>
+  return
+}
+
+// -----
+
+// Per-row W scales differ from lane to lane (vector loads): they stay in
+// the MMA, only the X scales come ahead.
+// CHECK-LABEL: gpu.func @two_slot_per_row_w_scales
+// CHECK: mxgemm.load_wave_scales {{.+}} -> vector<1xi32>{{$}}
+// CHECK: mxgemm.wave_mma {{.+}}x_scale_words(%{{.+}} : vector<1xi32>) {{{.*}}pingpong_pending = 3 : i64
+// CHECK-NOT: w_scale_words
+// CHECK: mxgemm.load_wave_scales {{.+}} -> vector<1xi32>{{$}}
+func.func @two_slot_per_row_w_scales(%x: memref<?x512xf8E4M3FN>,
+                                     %xs: memref<?x16xf8E8M0FNU>,
+                                     %w: memref<128x512xf8E4M3FN>,
+                                     %ws: memref<128x16xf8E8M0FNU>,
+                                     %y: memref<?x128xbf16>) {
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 128,
+                               waves_m = 4, waves_n = 2, mfma = m32n32k64,
+                               stage_x = lds_async, stage_w = lds_async,
+                               stages = 2, schedule = pingpong>,
+       w_scale = #mxgemm.w_scale<per_row>}
+      : memref<?x512xf8E4M3FN>, memref<?x16xf8E8M0FNU>,
+        memref<128x512xf8E4M3FN>, memref<128x16xf8E8M0FNU> into memref<?x128xbf16>
   return
 }
 

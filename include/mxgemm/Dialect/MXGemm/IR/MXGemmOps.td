@@ -366,14 +366,19 @@ def MXGemm_LoadWaveScalesOp : MXGemm_Op<"load_wave_scales",
     (`wave_mma ... x_scale_words(...) w_scale_words(...)`), loaded one
     iteration ahead; and, with `span = 1` and no `w_words`, for the X
     scales of a two-slot loop's next K tile. The op
-    is lowered where it stands (`getNumLoads()` loads per lane, in order),
-    so that waits counted in loads can leave it in flight. The load needs `k0` and each row's
-    blocks aligned to the load width: `k` a multiple of `32 * bytes` and
-    `k0` of `span * tile_k`.
+    is lowered where it stands (`getNumLoads()` vector loads per lane, in
+    order), so that waits counted in loads can leave it in flight. The
+    load needs `k0` and each row's blocks aligned to the load width: `k` a
+    multiple of `32 * bytes` and `k0` of `span * tile_k`.
 
     On gfx950 one `global_load_dword`/`dwordx2`/`dwordx4` per row touches
     the same cache lines as one `global_load_ubyte`, so the texture
-    address unit handles 1/span of the scale lines it handled.
+    address unit handles 1/span of the scale lines it handled. W words of
+    32x32-block scales are the same in every lane of a block column: they
+    are scalar loads (`s_load_dword`, one per distinct scale row, into
+    SGPRs), which leave the vector-memory path to the operand copies and
+    count in lgkmcnt, not vmcnt (the W scale pointer must be 4-byte
+    aligned: a scalar load ignores the address's low two bits).
 
     Example (16x16x128 MFMAs, wave tile 64x64, four K tiles of 128):
 
@@ -411,14 +416,22 @@ def MXGemm_LoadWaveScalesOp : MXGemm_Op<"load_wave_scales",
     }
     /// Scale bytes per row and lane: span K tiles of tile_k / 32 blocks.
     int64_t getBytesPerRow() { return getSpan() * getTileK() / 32; }
-    /// Global loads per lane: one per MFMA block row of X and one per
-    /// distinct W scale row (two 16-column blocks share a 32x32-block row).
+    /// Vector-memory loads per lane (what vmcnt counts): one per MFMA
+    /// block row of X, and one per W block column unless the W words are
+    /// scalar loads.
     int64_t getNumLoads() {
-      const int64_t mn = getMfmaMN(), blocksN = getWaveN() / mn;
-      if (!getWWords())
+      const int64_t mn = getMfmaMN();
+      if (!getWWords() || hasScalarWWords())
         return getWaveM() / mn;
-      return getWaveM() / mn + (sharesWScaleRows() ? (blocksN + 1) / 2
-                                                   : blocksN);
+      return getWaveM() / mn + getWaveN() / mn;
+    }
+    /// True if the W words are scalar (SMEM) loads, one per distinct scale
+    /// row: under 32x32-block scales every block column of the wave (16
+    /// or 32 columns from a multiple of its width) lies in one scale row,
+    /// so all lanes would load the same dwords.
+    bool hasScalarWWords() {
+      return getWWords() &&
+             getWScale() != ::mxgemm::WeightScaleGranularity::PerRow;
     }
     /// True if W block columns 2j and 2j + 1 read the same scale row: 16
     /// columns each from a multiple of 32 (a wave tile's first column is a

@@ -273,7 +273,11 @@ def MXGemmUnrollK : Pass<"mxgemm-unroll-k"> {
     by the loop into `x_scale_words`. The first turn of tile t + 1 then
     waits for them with the copies it waits for anyway, instead of for a
     scale load issued in the same memory phase; each row-major scale load
-    touches a cache line per row, 32 address-unit cycles.
+    touches a cache line per row, 32 address-unit cycles. Under 32x32-block
+    W scales (not MFMA-native) the same op also loads the W words of tile
+    t + 1 (`w_scale_words`): wave-uniform, they are scalar loads into
+    SGPRs, which neither occupy the vector-memory queue of the second
+    memory phase nor leave a vector load for the first one to wait for.
 
     Why (gfx950): a scale load touches one cache line per row of the wave's
     MFMA block (rows are K / 32 bytes apart), and the texture address unit
@@ -294,7 +298,10 @@ def MXGemmUnrollK : Pass<"mxgemm-unroll-k"> {
     Statistic<"numSharedScaleLoads", "num-shared-scale-loads",
               "unrolled K loops whose MMAs share scale loads">,
     Statistic<"numPrefetchedXScales", "num-prefetched-x-scales",
-              "two-slot K loops whose X scales come one K tile ahead">
+              "two-slot K loops whose X scales come one K tile ahead">,
+    Statistic<"numPrefetchedWScales", "num-prefetched-w-scales",
+              "two-slot K loops whose W scales come one K tile ahead "
+              "(scalar loads)">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];
