@@ -138,12 +138,9 @@ Value uniformWaveIndex(OpBuilder &b, Operation *op) {
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value wave = arith::DivUIOp::create(
       b, loc, tid, arith::ConstantIndexOp::create(b, loc, 64));
-  Value wave32 = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), wave);
-  Value uniform =
-      ROCDL::ReadfirstlaneOp::create(b, loc, b.getI32Type(), wave32);
-  auto index = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), uniform);
-  index->setAttr(kUniformWaveAttr, b.getUnitAttr());
-  return index;
+  Value uniform = readFirstLane(b, wave);
+  uniform.getDefiningOp()->setAttr(kUniformWaveAttr, b.getUnitAttr());
+  return uniform;
 }
 
 class CopyToLdsLowering : public CountingPattern<CopyToLdsOp> {
@@ -189,6 +186,25 @@ public:
 };
 
 } // namespace
+
+Value readFirstLane(OpBuilder &b, Value v) {
+  // An earlier call's chain: index_castui, readfirstlane, index_castui.
+  for (Operation *toI32 : v.getUsers()) {
+    if (!isa<arith::IndexCastUIOp>(toI32) || !toI32->hasOneUse())
+      continue;
+    Operation *lane = *toI32->user_begin();
+    if (!isa<ROCDL::ReadfirstlaneOp>(lane) || !lane->hasOneUse())
+      continue;
+    if (auto toIndex = dyn_cast<arith::IndexCastUIOp>(*lane->user_begin()))
+      return toIndex;
+  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointAfterValue(v);
+  Location loc = v.getLoc();
+  Value i32 = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v);
+  Value uniform = ROCDL::ReadfirstlaneOp::create(b, loc, b.getI32Type(), i32);
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), uniform);
+}
 
 bool isLdsCopy(Operation *op) {
   bool found = false;

@@ -317,7 +317,11 @@ public:
         vector::LoadOp::create(b, loc, VectorType::get({bytes}, e8m0), mem,
                                ValueRange{add(scaleRowBase, kBlock)});
     load.setAlignment(bytes);
-    ++globalLoads;
+    // From the constant address space the backend loads with s_load.
+    auto space = dyn_cast_or_null<IntegerAttr>(
+        cast<MemRefType>(mem.getType()).getMemorySpace());
+    ++(space && space.getInt() == kConstantAddressSpace ? scalarLoads
+                                                        : globalLoads);
     return load;
   }
 
@@ -361,7 +365,7 @@ public:
   int64_t nonK;
   LaneCoords coords;
   /// Loads emitted so far, by memory: what the pass statistics report.
-  int64_t globalLoads = 0, dsReads = 0;
+  int64_t globalLoads = 0, scalarLoads = 0, dsReads = 0;
 };
 
 } // namespace mxgemm

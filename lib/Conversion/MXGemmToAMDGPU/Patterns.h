@@ -35,6 +35,11 @@ private:
 /// True if `op` is, or holds, a copy into LDS, lowered or not
 /// (CopiesToAMDGPU.cpp).
 bool isLdsCopy(Operation *op);
+/// `v` (an index), wave-uniform but not provably so for LLVM (derived from
+/// thread_id.x / 64), through v_readfirstlane right after its definition,
+/// since LLVM does not hoist the convergent readfirstlane out of a loop;
+/// an earlier call's result for `v` is reused (CopiesToAMDGPU.cpp).
+Value readFirstLane(OpBuilder &b, Value v);
 /// The config of the kernel `op` is in, or null (WaveMmaToMfma.cpp).
 ConfigAttr kernelConfig(Operation *op);
 /// Whether N (the problem's) leaves the last tile column of `op`'s kernel

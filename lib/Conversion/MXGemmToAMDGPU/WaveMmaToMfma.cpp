@@ -357,18 +357,6 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   return success();
 }
 
-/// `v`, wave-uniform but not provably so for LLVM (a wave's column, from
-/// thread_id.x / 64), through v_readfirstlane, right after its definition:
-/// LLVM does not hoist the convergent readfirstlane out of a loop.
-Value readFirstLane(OpBuilder &b, Value v) {
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointAfterValue(v);
-  Location loc = v.getLoc();
-  Value i32 = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v);
-  Value uniform = ROCDL::ReadfirstlaneOp::create(b, loc, b.getI32Type(), i32);
-  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), uniform);
-}
-
 /// One wide scale load per MFMA block row and distinct W scale row of the
 /// wave, where the op stands (mxgemm-unroll-k counts them into a wait),
 /// with the rows and columns clamped as WaveMmaLowering clamps them.
@@ -433,18 +421,14 @@ public:
       Value col0 = adaptor.getCol0();
       if (scalar)
         col0 = readFirstLane(b, col0);
-      const int64_t vectorLoads = e.globalLoads;
       results.push_back(words(adaptor.getWScales(), col0, op.getWaveN() / nonK,
                               lastCol,
                               op.getWScale() != WeightScaleGranularity::PerRow,
                               op.sharesWScaleRows(), scalar));
-      if (scalar) {
-        count(&MXGemmToAMDGPUCounts::scalarLoads, e.globalLoads - vectorLoads);
-        e.globalLoads = vectorLoads;
-      }
     }
     rewriter.replaceOp(op, results);
     count(&MXGemmToAMDGPUCounts::globalLoads, e.globalLoads);
+    count(&MXGemmToAMDGPUCounts::scalarLoads, e.scalarLoads);
     return success();
   }
 };

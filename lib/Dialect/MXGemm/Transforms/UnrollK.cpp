@@ -184,7 +184,7 @@ bool canPrefetchWScales(WaveMmaOp mma) {
          !mma.getWScalesNative();
 }
 
-LogicalResult prefetchXScales(scf::ForOp loop, WaveMmaOp mma) {
+LogicalResult prefetchScales(scf::ForOp loop, WaveMmaOp mma) {
   const bool withW = canPrefetchWScales(mma);
   OpBuilder pre(loop);
   LoadWaveScalesOp initial =
@@ -236,8 +236,8 @@ struct MXGemmUnrollKPass : public impl::MXGemmUnrollKBase<MXGemmUnrollKPass> {
           WaveMmaOp mma = loopMmas(loop).front();
           if (!canPrefetchXScales(loop, mma))
             continue;
-          if (failed(prefetchXScales(loop, mma))) {
-            kernel.emitError("the two-slot K loop could not carry its X "
+          if (failed(prefetchScales(loop, mma))) {
+            kernel.emitError("the two-slot K loop could not carry its "
                              "scales");
             return WalkResult::interrupt();
           }
