@@ -200,15 +200,12 @@ ErrorMessage contract::verifyConfig(const KernelConfig &c,
     // and X, two tiles ahead, in the second (docs/Design.md, "Two-slot
     // ping-pong").
     const int64_t waveBlocksN = c.tileN / (c.wavesN * mfma.n);
-    if (c.stages == 2 && (waveBlocksN % 2 != 0 || c.unrollK > 1 ||
-                          c.isPersistent() || c.tailSplit))
+    if (c.stages == 2 && (waveBlocksN % 2 != 0 || c.unrollK > 1 || c.tailSplit))
       return Message() << "schedule = pingpong with stages = 2 computes each "
                           "K tile in two turns: it needs an even number of "
                           "MFMA block columns per wave (tile_n / waves_n / "
                           "MFMA N = "
-                       << waveBlocksN
-                       << "), unroll_k = 1, persistent = 0 and no "
-                          "tail_split";
+                       << waveBlocksN << "), unroll_k = 1 and no tail_split";
   }
   if (c.kSplits < 1 || c.kSplits > kMaxKSplits)
     return Message() << "k_splits must be in 1.." << kMaxKSplits << ", got "

@@ -384,8 +384,13 @@ std::optional<int64_t> TileGrid::numWorkgroups(int64_t m) const {
       __builtin_add_overflow(count - splitTiles, splitCount, &count) ||
       count > int64_t(UINT32_MAX))
     return std::nullopt;
-  if (maxWorkgroups != 0)
+  // A persistent kernel walks its tiles with an i32 counter that steps
+  // past the last tile by at most one grid.
+  if (maxWorkgroups != 0) {
+    if (count > int64_t(INT32_MAX) - maxWorkgroups)
+      return std::nullopt;
     count = std::min(count, maxWorkgroups);
+  }
   return count;
 }
 

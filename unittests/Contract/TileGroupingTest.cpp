@@ -140,6 +140,23 @@ TEST(TileGridTest, GridsPastThe32BitHipLimitAreRejected) {
   EXPECT_EQ(g.numWorkgroups(255), int64_t(255) << 24);
 }
 
+TEST(TileGridTest, PersistentGridsKeepTheirWalkCounterIn32Bits) {
+  // A persistent kernel counts its tiles in i32 and steps one grid past the
+  // last: 1-row tiles over 2^24 columns, 128 rows = 2^31 tiles, no launch;
+  // a plain grid of the same tiles would still fit HIP's 32 bits.
+  TileGrid plain{1, 1, int64_t(1) << 24, 1, 0, false, kNumXcds};
+  TileGrid walked = plain;
+  walked.maxWorkgroups = 256;
+  EXPECT_EQ(plain.numWorkgroups(128), int64_t(1) << 31);
+  EXPECT_FALSE(walked.numWorkgroups(128));
+  EXPECT_EQ(walked.numWorkgroups(127), 256);
+  // The largest tile count it takes is INT32_MAX - 256 = 3 x 715827797.
+  TileGrid edge{1, 1, 3, 1, 0, false, kNumXcds};
+  edge.maxWorkgroups = 256;
+  EXPECT_EQ(edge.numWorkgroups(715827797), 256);
+  EXPECT_FALSE(edge.numWorkgroups(715827798));
+}
+
 TEST(TileGridTest, PersistentGridsWalkEveryTileOnce) {
   // 256-wide tiles over 64 columns, 8M x 4N groups with XCD remap, at most
   // one workgroup per CU of gfx950: 72 x 64 = 4608 tiles on 256 workgroups.

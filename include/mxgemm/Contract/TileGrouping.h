@@ -149,7 +149,8 @@ struct TileGrid {
   /// Workgroups for `m` rows, all dimensions (x tiles times y = k_splits
   /// segments); nothing if the grid is invalid, m < 1, m
   /// exceeds the kernel's i32 M argument or the count exceeds UINT32_MAX
-  /// (HIP grid dimensions are 32-bit).
+  /// (HIP grid dimensions are 32-bit); for a persistent grid, if the tiles
+  /// exceed INT32_MAX minus the grid (its walk's i32 counter).
   std::optional<int64_t> numWorkgroups(int64_t m) const;
   /// Output tiles for `m` rows (without the k_splits dimension); equal to
   /// the workgroups of x unless the grid is persistent.

@@ -33,10 +33,12 @@ struct LaneCoords {
 /// identity (the backend schedules from it): keep it when editing.
 class MfmaEmitter {
 public:
-  MfmaEmitter(OpBuilder &b, Location loc, int64_t nonK)
+  /// `tid`, when given, is the thread id to derive the lane from.
+  MfmaEmitter(OpBuilder &b, Location loc, int64_t nonK, Value tid = {})
       : b(b), loc(loc), nonK(nonK) {
     // Workgroups are whole waves along x, so tid % 64 is the wave64 lane.
-    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    if (!tid)
+      tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
     coords.lane = arith::RemUIOp::create(b, loc, tid, idx(64));
     coords.r = arith::RemUIOp::create(b, loc, coords.lane, idx(nonK));
     coords.g = arith::DivUIOp::create(b, loc, coords.lane, idx(nonK));

@@ -21,11 +21,47 @@
 #include "mxgemm/Dialect/MXGemm/Transforms/KernelABI.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 
 using namespace mlir;
 
 namespace mxgemm {
 namespace {
+
+/// True inside a persistent kernel's tile walk.
+bool inTileWalk(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (isa<scf::ForOp>(p) && p->hasAttr(kTileWalkAttrName))
+      return true;
+  return false;
+}
+
+/// `v` through an empty asm with side effects, in registers of
+/// `constraint` ("v" or "s"). In a tile walk the epilogue derives its
+/// arithmetic from such copies of the thread id and the tile's origin,
+/// which LLVM can neither hoist out of the walk nor share with the K loop's
+/// address arithmetic: otherwise the epilogue's offsets are computed before
+/// the K loop and stay live across it, and the kernel spills.
+Value opaqueCopy(OpBuilder &b, Location loc, Value v, StringRef constraint) {
+  const bool index = v.getType().isIndex();
+  Type type = index ? b.getI32Type() : v.getType();
+  // Indices here are rows and columns (below 2^31); a scalar copy comes
+  // from the first lane (LLVM cannot prove a wave-derived value uniform).
+  Value in =
+      index ? arith::IndexCastUIOp::create(b, loc, type, v).getResult() : v;
+  if (constraint == "s")
+    in = ::mlir::ROCDL::ReadfirstlaneOp::create(b, loc, type, in);
+  Value out = LLVM::InlineAsmOp::create(
+                  b, loc, type, ValueRange{in}, /*asm_string=*/"",
+                  /*constraints=*/("=" + constraint + ",0").str(),
+                  /*has_side_effects=*/true, /*is_align_stack=*/false,
+                  LLVM::tailcallkind::TailCallKind::None,
+                  /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
+                  .getResult(0);
+  return index ? arith::IndexCastUIOp::create(b, loc, b.getIndexType(), out)
+                     .getResult()
+               : out;
+}
 
 class StoreTileLowering : public CountingPattern<StoreTileOp> {
 public:
@@ -45,7 +81,15 @@ public:
     // exactly the ops it always did.
     Value nSize = adaptor.getNSize();
     const int64_t n = nSize ? 0 : int64_t(*op.getN());
-    MfmaEmitter e(b, loc, nonK);
+    const bool walked = inTileWalk(op);
+    Value walkedTid, row0 = adaptor.getRow0(), col0 = adaptor.getCol0();
+    if (walked) {
+      walkedTid = opaqueCopy(
+          b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), "v");
+      row0 = opaqueCopy(b, loc, row0, "s");
+      col0 = opaqueCopy(b, loc, col0, "s");
+    }
+    MfmaEmitter e(b, loc, nonK, walkedTid);
     // Y may be a view (a generic kernel's row stride): rows ldY apart.
     Value ldY = adaptor.getYRowStride();
     auto mulN = [&](Value v) {
@@ -127,12 +171,11 @@ public:
     // + 8u (32x32x64); four elements are naturally aligned when every row
     // starts at a multiple of four elements.
     const uint64_t alignment = !nSize && n % 4 == 0 ? 4 * elemBytes : elemBytes;
-    Value colOfG = op.getStaging()
-                       ? Value()
-                       : e.add(adaptor.getCol0(), e.mul(e.coords.g, 4));
+    Value colOfG =
+        op.getStaging() ? Value() : e.add(col0, e.mul(e.coords.g, 4));
     auto emitDirect = [&](bool guarded) {
       for (int64_t i = 0; i < blocksM; ++i) {
-        Value row = e.add(e.add(adaptor.getRow0(), i * nonK), e.coords.r);
+        Value row = e.add(e.add(row0, i * nonK), e.coords.r);
         ifRowInBounds(guarded, row, [&] {
           Value rowStart = e.add(mulN(row), colOfG);
           for (int64_t j = 0; j < blocksN; ++j) {
@@ -172,7 +215,9 @@ public:
       };
       auto wideType = VectorType::get({perLane}, outElem);
       const uint64_t wideAlignment = (n * elemBytes) % 16 == 0 ? 16 : elemBytes;
-      Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+      Value tid = walkedTid
+                      ? walkedTid
+                      : gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
       Value wave = arith::DivUIOp::create(b, loc, tid, e.idx(64));
       Value laneRow =
           arith::DivUIOp::create(b, loc, e.coords.lane, e.idx(lanesPerRow));
@@ -199,9 +244,9 @@ public:
                 vector::LoadOp::create(b, loc, wideType, adaptor.getStaging(),
                                        ValueRange{wave, rowInBlock, sliceCol});
             read.setAlignment(16);
-            Value row = e.add(e.add(adaptor.getRow0(), i * nonK), rowInBlock);
+            Value row = e.add(e.add(row0, i * nonK), rowInBlock);
             ifRowInBounds(guarded, row, [&] {
-              Value col = e.add(e.add(adaptor.getCol0(), c * cols), laneCol);
+              Value col = e.add(e.add(col0, c * cols), laneCol);
               auto store =
                   vector::StoreOp::create(b, loc, read, adaptor.getY(),
                                           ValueRange{e.add(mulN(row), col)});
@@ -221,9 +266,9 @@ public:
     // Past N: each element of each quad, stored where row < M and col < N
     // (slow, but only in the last tile column).
     auto emitMasked = [&] {
-      Value quadCol = e.add(adaptor.getCol0(), e.mul(e.coords.g, 4));
+      Value quadCol = e.add(col0, e.mul(e.coords.g, 4));
       for (int64_t i = 0; i < blocksM; ++i) {
-        Value row = e.add(e.add(adaptor.getRow0(), i * nonK), e.coords.r);
+        Value row = e.add(e.add(row0, i * nonK), e.coords.r);
         for (int64_t j = 0; j < blocksN; ++j)
           for (int64_t u = 0; u < accPer / 4; ++u) {
             Value v = quad(i, j, u);
@@ -248,11 +293,11 @@ public:
     };
     // Every wave tile but those of the last tile row lies wholly inside M:
     // one uniform test instead of a masked branch per element.
-    Value tileEnd = e.add(adaptor.getRow0(), op.getWaveM());
+    Value tileEnd = e.add(row0, op.getWaveM());
     Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                         tileEnd, adaptor.getM());
     if (nSize || hasPartialTileColumn(op, n)) {
-      Value colEnd = e.add(adaptor.getCol0(), op.getWaveN());
+      Value colEnd = e.add(col0, op.getWaveN());
       Value insideN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                             colEnd, nIndex());
       auto splitN = scf::IfOp::create(b, loc, insideN, /*withElse=*/true);

@@ -199,9 +199,9 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
                    !mmas.front().getWTile()))
     return loop.emitOpError("schedule = pingpong needs one mxgemm.wave_mma "
                             "per K tile with both operands in LDS");
-  if (twoTurns && (!ub || walk))
+  if (twoTurns && !ub)
     return loop.emitOpError("two-slot ping-pong needs a constant K trip "
-                            "count and no tile walk");
+                            "count");
   auto secondTurn = [&](CopyToLdsOp c) {
     return twoTurns && c.getSrc() == mmas.front().getX();
   };
@@ -214,7 +214,8 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   auto idx = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  if (walk && numTiles < stages - 1) {
+  // Two turns run the X copies two K tiles ahead: a walk's ring needs two.
+  if (walk && numTiles < (twoTurns ? 2 : stages - 1)) {
     // Too few K tiles to run ahead by stages - 1: a prologue per tile, once
     // every wave has left the previous tile's slots.
     RingBarrierOp::create(b, loc);
@@ -349,35 +350,41 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   wait.erase();
 
   b.setInsertionPointAfter(publish);
-  Value ahead = arith::AddIOp::create(b, loc, iv, idx((stages - 1) * *step));
-  Value aheadK, rolled;
-  if (walk) {
-    // Past this tile's last K tile: the next tile's first ones.
-    rolled = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, ahead,
-                                   idx(*ub));
+  // The K offset and tile operands of the copies `tilesAhead` K tiles past
+  // this one: in a walk, past this tile's last K tile, the next tile's
+  // first ones.
+  auto copiesAhead = [&](int64_t tilesAhead, DenseMap<Value, Value> &values) {
+    Value ahead = arith::AddIOp::create(b, loc, iv, idx(tilesAhead * *step));
+    if (!walk)
+      return withOrigin(
+          arith::MinUIOp::create(b, loc, ahead, ub ? idx(*ub - *step) : lastK));
+    // ahead >= ub as equalities (iv is a multiple of the step below ub):
+    // gfx950 compares 64-bit scalars for equality only, and an ordered
+    // compare keeps its bound in a VGPR pair for the whole walk.
+    Value rolled;
+    for (int64_t j = 0; j < tilesAhead; ++j) {
+      Value at = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ahead,
+                                       idx(*ub + j * *step));
+      rolled = rolled ? arith::OrIOp::create(b, loc, rolled, at) : at;
+    }
     Value wrapped = arith::SelectOp::create(
         b, loc, hasNext, arith::SubIOp::create(b, loc, ahead, idx(*ub)),
         idx(*ub - *step));
-    aheadK = arith::SelectOp::create(b, loc, rolled, wrapped, ahead);
-  } else {
-    aheadK =
-        arith::MinUIOp::create(b, loc, ahead, ub ? idx(*ub - *step) : lastK);
-  }
-  aheadK = withOrigin(aheadK);
+    for (Value v : tileValues)
+      values[v] =
+          arith::SelectOp::create(b, loc, rolled, nextTileValues.lookup(v), v);
+    return withOrigin(arith::SelectOp::create(b, loc, rolled, wrapped, ahead));
+  };
+  DenseMap<Value, Value> aheadValues, secondTurnValues;
+  Value aheadK = copiesAhead(stages - 1, aheadValues);
   Value aheadTile = arith::AddIOp::create(b, loc, tile, idx(stages - 1));
   Value aheadSlot = arith::RemUIOp::create(b, loc, aheadTile, idx(stages));
-  DenseMap<Value, Value> aheadValues;
-  for (Value v : tileValues)
-    aheadValues[v] =
-        arith::SelectOp::create(b, loc, rolled, nextTileValues.lookup(v), v);
   // Two turns: the X copies of tile t+2 into tile t's slot, after the MMA
   // (its lowering issues them in its second turn; their operands are
   // computed here, ahead of it).
   Value secondTurnK;
   if (twoTurns)
-    secondTurnK = withOrigin(arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, iv, idx(2 * *step)),
-        idx(*ub - *step)));
+    secondTurnK = copiesAhead(2, secondTurnValues);
   Operation *refillPoint = &*std::prev(b.getInsertionPoint());
   Operation *secondTurnPoint = twoTurns ? mmas.front() : nullptr;
   for (CopyToLdsOp c : copies) {
@@ -386,6 +393,9 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
       secondTurnPoint = c;
       c.getStageMutable().assign(slot);
       c.getK0Mutable().assign(secondTurnK);
+      for (OpOperand &operand : c->getOpOperands())
+        if (Value v = secondTurnValues.lookup(operand.get()))
+          operand.set(v);
       continue;
     }
     c->moveAfter(refillPoint);

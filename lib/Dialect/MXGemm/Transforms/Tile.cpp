@@ -288,8 +288,14 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
         b, loc, numTiles, cst(config.getPersistent() * target->numCus));
     // The iteration argument counts walked tiles (no division by the
     // run-time grid needed to know where a tile's K tiles sit in a ring).
-    auto walk =
-        scf::ForOp::create(b, loc, pid, numTiles, grid, ValueRange{cst(0)});
+    // The walk counts in i32 (the launch rule keeps the tile count below
+    // 2^31 - grid): gfx950 has no ordered 64-bit scalar compare, so an index
+    // walk would hold its bound in a VGPR pair across the K loops.
+    auto i32 = [&](Value v) -> Value {
+      return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v);
+    };
+    auto walk = scf::ForOp::create(b, loc, i32(pid), i32(numTiles), i32(grid),
+                                   ValueRange{cst(0)});
     walk->setAttr(kTileWalkAttrName, b.getUnitAttr());
     b.setInsertionPointToStart(walk.getBody());
     auto yield =
@@ -297,7 +303,8 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
                              ValueRange{arith::AddIOp::create(
                                  b, loc, walk.getRegionIterArgs()[0], cst(1))});
     b.setInsertionPoint(yield.getOperand(0).getDefiningOp());
-    pid = walk.getInductionVar();
+    pid = arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                       walk.getInductionVar());
   }
   // Split-K grids are 2-D: workgroup id y is the K segment.
   const int64_t splits = config.getKSplits();

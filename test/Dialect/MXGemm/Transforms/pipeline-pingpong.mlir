@@ -66,9 +66,9 @@ func.func @pingpong(%x: memref<?x256xf8E4M3FN>, %xs: memref<?x8xf8E8M0FNU>,
 // CHECK: %[[SLOT:.+]] = arith.remui
 // CHECK: mxgemm.ring_barrier
 // CHECK: arith.remui
-// CHECK-NEXT: %[[LAST:.+]] = arith.constant 384
 // CHECK-NEXT: %[[TWO:.+]] = arith.constant 256
 // CHECK-NEXT: %[[AHEAD2:.+]] = arith.addi %[[IV]], %[[TWO]]
+// CHECK-NEXT: %[[LAST:.+]] = arith.constant 384
 // CHECK-NEXT: %[[K2:.+]] = arith.minui %[[AHEAD2]], %[[LAST]]
 // CHECK-NEXT: mxgemm.copy_to_lds %arg2, %arg7[
 // CHECK-NEXT: mxgemm.wave_mma {{.+}} {{.*}}pingpong_pending = 2 : i64, pingpong_refills = 2 : i64
