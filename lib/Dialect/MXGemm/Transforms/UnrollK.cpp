@@ -19,6 +19,10 @@
 // as before, and so do loops without ping-pong, whose waits count copies
 // where the loads would have to go.
 //
+// Without unrolling, a two-slot ping-pong loop gets its scales one K tile
+// ahead and its first K tile peeled, so that the peeled MFMAs start from
+// an inline C = 0 instead of accumulators zeroed in the prologue.
+//
 //===----------------------------------------------------------------------===//
 
 #include "mxgemm/Dialect/MXGemm/IR/MXGemm.h"
@@ -28,6 +32,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/Debug.h"
@@ -184,7 +189,7 @@ bool canPrefetchWScales(WaveMmaOp mma) {
          !mma.getWScalesNative();
 }
 
-LogicalResult prefetchScales(scf::ForOp loop, WaveMmaOp mma) {
+FailureOr<scf::ForOp> prefetchScales(scf::ForOp loop, WaveMmaOp mma) {
   const bool withW = canPrefetchWScales(mma);
   OpBuilder pre(loop);
   LoadWaveScalesOp initial =
@@ -215,7 +220,19 @@ LogicalResult prefetchScales(scf::ForOp loop, WaveMmaOp mma) {
   if (withW)
     mma.getWScaleWordsMutable().assign(args[1]);
   mma.setScaleWordsTile(0);
-  return success();
+  return cast<scf::ForOp>(replaced->getOperation());
+}
+
+/// Whether a two-slot loop's first K tile is peeled, so that its MFMAs
+/// take the zero initial accumulators as an inline C = 0 instead of
+/// registers zeroed by 128 v_mov per wave in the prologue (the pass
+/// description). Not in a tile walk: the 256x256 walk has no registers for
+/// the duplicated iteration (it spills 24).
+bool shouldPeelFirstKTile(scf::ForOp loop, WaveMmaOp mma) {
+  std::optional<APInt> trips = loop.getStaticTripCount();
+  auto walk = dyn_cast<scf::ForOp>(loop->getParentOp());
+  return mma.getPingpongRefills() && trips && trips->getZExtValue() >= 2 &&
+         !(walk && walk->hasAttr(kTileWalkAttrName));
 }
 
 struct MXGemmUnrollKPass : public impl::MXGemmUnrollKBase<MXGemmUnrollKPass> {
@@ -234,16 +251,29 @@ struct MXGemmUnrollKPass : public impl::MXGemmUnrollKBase<MXGemmUnrollKPass> {
       if (span <= 1) {
         for (scf::ForOp loop : loops) {
           WaveMmaOp mma = loopMmas(loop).front();
-          if (!canPrefetchXScales(loop, mma))
+          if (canPrefetchXScales(loop, mma)) {
+            FailureOr<scf::ForOp> carried = prefetchScales(loop, mma);
+            if (failed(carried)) {
+              kernel.emitError("the two-slot K loop could not carry its "
+                               "scales");
+              return WalkResult::interrupt();
+            }
+            loop = *carried;
+            ++numPrefetchedXScales;
+            if (canPrefetchWScales(mma))
+              ++numPrefetchedWScales;
+          }
+          if (!shouldPeelFirstKTile(loop, mma))
             continue;
-          if (failed(prefetchScales(loop, mma))) {
-            kernel.emitError("the two-slot K loop could not carry its "
-                             "scales");
+          IRRewriter rewriter(loop.getContext());
+          rewriter.setInsertionPoint(loop);
+          scf::ForOp first;
+          if (failed(scf::peelForLoopFirstIteration(rewriter, loop, first))) {
+            kernel.emitError("the two-slot K loop's first K tile could not "
+                             "be peeled");
             return WalkResult::interrupt();
           }
-          ++numPrefetchedXScales;
-          if (canPrefetchWScales(mma))
-            ++numPrefetchedWScales;
+          ++numPeeledFirstKTiles;
         }
         return WalkResult::advance();
       }

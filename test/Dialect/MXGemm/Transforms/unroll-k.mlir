@@ -108,11 +108,17 @@ func.func @dword(%x: memref<?x512xf8E4M3FN>, %xs: memref<?x16xf8E8M0FNU>,
 // 384) after the X copies that follow the MMA (its second turn issues
 // both), carried by the loop. The second turn leaves the X-scale load in
 // flight with the two X copies: pending 2 + 1 (the scalar W loads are not
-// vector loads).
+// vector loads). The first K tile is then peeled, a loop of one trip whose
+// MMA accumulates into the zero initial value (C = 0 in its MFMAs), the
+// rest running from K = 128 on what it yields; both clamp to the real
+// last K tile.
 // CHECK-LABEL: gpu.func @two_slot_x_scales
+// CHECK: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<32xf32>
 // CHECK: %[[C0:.+]] = arith.constant 0 : index
 // CHECK: %[[XW0:.+]], %[[WW0:.+]] = mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[C0]], %{{.+}}] {{{.*}}span = 1 : i64{{.*}}} : {{.+}} -> vector<1xi32>, vector<2xi32>{{$}}
-// CHECK: scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %[[STEP:.+]] iter_args(%{{.+}} = %{{.+}}, %[[XW:.+]] = %[[XW0]], %[[WW:.+]] = %[[WW0]])
+// CHECK: %[[FIRST:.+]]:3 = scf.for %{{.+}} = %[[C0]] to %[[C128:.+]] step %{{.+}} iter_args(%{{.+}} = %[[ZERO]], %{{.+}} = %[[XW0]], %{{.+}} = %[[WW0]])
+// CHECK: mxgemm.wave_mma
+// CHECK: scf.for %[[K:.+]] = %[[C128]] to %{{.+}} step %[[STEP:.+]] iter_args(%{{.+}} = %[[FIRST]]#0, %[[XW:.+]] = %[[FIRST]]#1, %[[WW:.+]] = %[[FIRST]]#2)
 // CHECK: %[[LAST:.+]] = arith.subi %{{.+}}, %[[STEP]] : index
 // CHECK-NEXT: %[[NEXT:.+]] = arith.addi %[[K]], %[[STEP]] : index
 // CHECK-NEXT: %[[CLAMPED:.+]] = arith.minui %[[NEXT]], %[[LAST]] : index

@@ -8,6 +8,7 @@
 #ifndef MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_H
 #define MXGEMM_DIALECT_MXGEMM_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

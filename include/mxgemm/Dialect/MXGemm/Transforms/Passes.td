@@ -279,6 +279,17 @@ def MXGemmUnrollK : Pass<"mxgemm-unroll-k"> {
     SGPRs, which neither occupy the vector-memory queue of the second
     memory phase nor leave a vector load for the first one to wait for.
 
+    A two-slot loop with a static trip count of two or more, outside a
+    persistent kernel's tile walk, then has its first K tile peeled
+    (`scf::peelForLoopFirstIteration`): the peeled MMA accumulates into
+    the loop's zero initial value, which LLVM folds into the MFMAs' C
+    operand (an inline 0), so the 128 `v_mov` per wave that zeroed the
+    accumulators before the loop go away. Those sit on the critical path
+    of a short-K kernel's prologue, where the two waves of a SIMD issue
+    every instruction in turn; the results are bit-identical (each MFMA
+    still adds its products to +0). In a tile walk the duplicated
+    iteration costs the registers the 256x256 walk does not have.
+
     Why (gfx950): a scale load touches one cache line per row of the wave's
     MFMA block (rows are K / 32 bytes apart), and the texture address unit
     spends a cycle per line whatever the width, so in the 128x256x128
@@ -301,10 +312,15 @@ def MXGemmUnrollK : Pass<"mxgemm-unroll-k"> {
               "two-slot K loops whose X scales come one K tile ahead">,
     Statistic<"numPrefetchedWScales", "num-prefetched-w-scales",
               "two-slot K loops whose W scales come one K tile ahead "
-              "(scalar loads)">
+              "(scalar loads)">,
+    Statistic<"numPeeledFirstKTiles", "num-peeled-first-k-tiles",
+              "two-slot K loops whose first K tile is peeled (its MFMAs "
+              "start from C = 0)">
   ];
+  // Peeling computes the remaining loop's bounds with affine.apply.
   let dependentDialects = ["::mlir::scf::SCFDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
 }
 
 def MXGemmScheduleMfma : Pass<"mxgemm-schedule-mfma"> {
