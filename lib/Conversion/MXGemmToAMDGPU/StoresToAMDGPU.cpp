@@ -31,36 +31,32 @@ namespace {
 /// True inside a persistent kernel's tile walk.
 bool inTileWalk(Operation *op) {
   for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
-    if (isa<scf::ForOp>(p) && p->hasAttr(kTileWalkAttrName))
+    if (isTileWalk(p))
       return true;
   return false;
 }
 
-/// `v` through an empty asm with side effects, in registers of
-/// `constraint` ("v" or "s"). In a tile walk the epilogue derives its
-/// arithmetic from such copies of the thread id and the tile's origin,
-/// which LLVM can neither hoist out of the walk nor share with the K loop's
-/// address arithmetic: otherwise the epilogue's offsets are computed before
-/// the K loop and stay live across it, and the kernel spills.
-Value opaqueCopy(OpBuilder &b, Location loc, Value v, StringRef constraint) {
-  const bool index = v.getType().isIndex();
-  Type type = index ? b.getI32Type() : v.getType();
-  // Indices here are rows and columns (below 2^31); a scalar copy comes
-  // from the first lane (LLVM cannot prove a wave-derived value uniform).
-  Value in =
-      index ? arith::IndexCastUIOp::create(b, loc, type, v).getResult() : v;
-  if (constraint == "s")
-    in = ::mlir::ROCDL::ReadfirstlaneOp::create(b, loc, type, in);
+/// The index `v` (a thread id, row or column: below 2^31) through an empty
+/// asm with side effects, in a VGPR or, from the first lane, an SGPR. In a
+/// tile walk the epilogue derives its arithmetic from such copies of the
+/// thread id and the tile's origin, which LLVM can neither hoist out of
+/// the walk nor share with the K loop's address arithmetic: otherwise the
+/// epilogue's offsets are computed before the K loop and stay live across
+/// it, and the kernel spills.
+Value opaqueCopy(OpBuilder &b, Location loc, Value v, bool scalar) {
+  Type i32 = b.getI32Type();
+  Value in = arith::IndexCastUIOp::create(b, loc, i32, v);
+  // LLVM cannot prove a wave-derived value uniform.
+  if (scalar)
+    in = ::mlir::ROCDL::ReadfirstlaneOp::create(b, loc, i32, in);
   Value out = LLVM::InlineAsmOp::create(
-                  b, loc, type, ValueRange{in}, /*asm_string=*/"",
-                  /*constraints=*/("=" + constraint + ",0").str(),
+                  b, loc, i32, ValueRange{in}, /*asm_string=*/"",
+                  /*constraints=*/scalar ? "=s,0" : "=v,0",
                   /*has_side_effects=*/true, /*is_align_stack=*/false,
                   LLVM::tailcallkind::TailCallKind::None,
                   /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
                   .getResult(0);
-  return index ? arith::IndexCastUIOp::create(b, loc, b.getIndexType(), out)
-                     .getResult()
-               : out;
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), out);
 }
 
 class StoreTileLowering : public CountingPattern<StoreTileOp> {
@@ -81,13 +77,13 @@ public:
     // exactly the ops it always did.
     Value nSize = adaptor.getNSize();
     const int64_t n = nSize ? 0 : int64_t(*op.getN());
-    const bool walked = inTileWalk(op);
     Value walkedTid, row0 = adaptor.getRow0(), col0 = adaptor.getCol0();
-    if (walked) {
-      walkedTid = opaqueCopy(
-          b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x), "v");
-      row0 = opaqueCopy(b, loc, row0, "s");
-      col0 = opaqueCopy(b, loc, col0, "s");
+    if (inTileWalk(op)) {
+      walkedTid =
+          opaqueCopy(b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x),
+                     /*scalar=*/false);
+      row0 = opaqueCopy(b, loc, row0, /*scalar=*/true);
+      col0 = opaqueCopy(b, loc, col0, /*scalar=*/true);
     }
     MfmaEmitter e(b, loc, nonK, walkedTid);
     // Y may be a view (a generic kernel's row stride): rows ldY apart.

@@ -152,7 +152,7 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   auto step = constantIndex(loop.getStep());
   // A persistent kernel's walk over tiles, if the ring can run across it.
   scf::ForOp walk = dyn_cast<scf::ForOp>(loop->getParentOp());
-  if (walk && !walk->hasAttr(kTileWalkAttrName))
+  if (walk && !isTileWalk(walk))
     walk = nullptr;
   // A run-time trip count (a tail split's whole tiles and segments) is
   // clamped like a constant one, with the last K tile computed; a walk's

@@ -182,7 +182,7 @@ struct MXGemmScheduleMfmaPass
         // A prefetching kernel's K loops that could not be pipelined (fewer
         // K tiles than stages) keep the usual order.
         if (prefetching && (!loop || loop->hasAttr(kPrefetchedLoopAttrName) ||
-                            loop->hasAttr(kTileWalkAttrName)))
+                            isTileWalk(loop)))
           count(schedulePrefetchedBlock(*block));
         else if (loop && enabled)
           count(scheduleBlock(*block, loadsFirst));

@@ -230,9 +230,8 @@ FailureOr<scf::ForOp> prefetchScales(scf::ForOp loop, WaveMmaOp mma) {
 /// the duplicated iteration (it spills 24).
 bool shouldPeelFirstKTile(scf::ForOp loop, WaveMmaOp mma) {
   std::optional<APInt> trips = loop.getStaticTripCount();
-  auto walk = dyn_cast<scf::ForOp>(loop->getParentOp());
   return mma.getPingpongRefills() && trips && trips->getZExtValue() >= 2 &&
-         !(walk && walk->hasAttr(kTileWalkAttrName));
+         !isTileWalk(loop->getParentOp());
 }
 
 struct MXGemmUnrollKPass : public impl::MXGemmUnrollKBase<MXGemmUnrollKPass> {

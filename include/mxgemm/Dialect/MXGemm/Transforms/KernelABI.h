@@ -23,6 +23,11 @@ constexpr llvm::StringLiteral kProblemAttrName = "mxgemm.problem";
 /// Marks the scf.for of a persistent kernel that walks its tiles (id, id +
 /// grid, ...); mxgemm-pipeline runs the LDS ring across its iterations.
 constexpr llvm::StringLiteral kTileWalkAttrName = "mxgemm.tile_walk";
+
+/// True if `op` (possibly null) is a persistent kernel's tile walk.
+inline bool isTileWalk(Operation *op) {
+  return op && op->hasAttr(kTileWalkAttrName);
+}
 /// Marks a K loop that mxgemm-prefetch-registers pipelined and unrolled:
 /// its body is copies of (next tiles' loads, this tile's MFMAs), which
 /// mxgemm-schedule-mfma keeps in that order copy by copy.
