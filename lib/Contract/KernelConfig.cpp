@@ -200,12 +200,12 @@ ErrorMessage contract::verifyConfig(const KernelConfig &c,
     // and X, two tiles ahead, in the second (docs/Design.md, "Two-slot
     // ping-pong").
     const int64_t waveBlocksN = c.tileN / (c.wavesN * mfma.n);
-    if (c.stages == 2 && (waveBlocksN % 2 != 0 || c.unrollK > 1 || c.tailSplit))
+    if (c.stages == 2 && (waveBlocksN % 2 != 0 || c.unrollK > 1))
       return Message() << "schedule = pingpong with stages = 2 computes each "
                           "K tile in two turns: it needs an even number of "
                           "MFMA block columns per wave (tile_n / waves_n / "
                           "MFMA N = "
-                       << waveBlocksN << "), unroll_k = 1 and no tail_split";
+                       << waveBlocksN << ") and unroll_k = 1";
   }
   if (c.kSplits < 1 || c.kSplits > kMaxKSplits)
     return Message() << "k_splits must be in 1.." << kMaxKSplits << ", got "
@@ -218,8 +218,8 @@ ErrorMessage contract::verifyConfig(const KernelConfig &c,
   if (c.isPersistent() && c.splitsK())
     return Message() << "persistent = " << c.persistent
                      << " cannot be combined with k_splits = " << c.kSplits;
-  // The tail split cuts the K loop of some workgroups only: a trip count
-  // chosen at run time, which the pipelined LDS ring supports.
+  // The tail split cuts the K loop of some workgroups only: mxgemm-tile
+  // builds a second K loop for them, pipelined over the same LDS ring.
   if (c.tailSplit &&
       (!c.splitsK() || c.isPersistent() || c.unrollK > 1 || c.stages < 2 ||
        (!usesLds(c.stageX) && !usesLds(c.stageW))))

@@ -110,12 +110,12 @@
 
 // -----
 
-// expected-error @+1 {{schedule = pingpong with stages = 2 computes each K tile in two turns: it needs an even number of MFMA block columns per wave (tile_n / waves_n / MFMA N = 1), unroll_k = 1 and no tail_split}}
+// expected-error @+1 {{schedule = pingpong with stages = 2 computes each K tile in two turns: it needs an even number of MFMA block columns per wave (tile_n / waves_n / MFMA N = 1) and unroll_k = 1}}
 #c = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 128, waves_m = 2, waves_n = 4, mfma = m32n32k64, stage_x = lds_async, stage_w = lds_async, stages = 2, schedule = pingpong>
 
 // -----
 
-// expected-error @+1 {{schedule = pingpong with stages = 2 computes each K tile in two turns: it needs an even number of MFMA block columns per wave (tile_n / waves_n / MFMA N = 2), unroll_k = 1 and no tail_split}}
+// expected-error @+1 {{schedule = pingpong with stages = 2 computes each K tile in two turns: it needs an even number of MFMA block columns per wave (tile_n / waves_n / MFMA N = 2) and unroll_k = 1}}
 #c = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 128, waves_m = 4, waves_n = 2, mfma = m32n32k64, stage_x = lds_async, stage_w = lds_async, stages = 2, schedule = pingpong, unroll_k = 2>
 
 // -----

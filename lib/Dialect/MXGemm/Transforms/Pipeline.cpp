@@ -154,13 +154,11 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   scf::ForOp walk = dyn_cast<scf::ForOp>(loop->getParentOp());
   if (walk && !isTileWalk(walk))
     walk = nullptr;
-  // A run-time trip count (a tail split's whole tiles and segments) is
-  // clamped like a constant one, with the last K tile computed; a walk's
-  // refills past the last K tile need it constant.
-  if (!lb || !step || *lb != 0 || (!ub && walk))
-    return loop.emitOpError("pipelining needs a K loop from 0 with a "
-                            "constant step (and constant bounds in a tile "
-                            "walk)");
+  // The refills clamp to the last K tile, which is a constant: mxgemm-tile
+  // builds a K loop per trip count (a tail split has two).
+  if (!lb || !ub || !step || *lb != 0)
+    return loop.emitOpError("pipelining needs a K loop from 0 to a constant "
+                            "bound with a constant step");
   Value stage = copies.front().getStage();
   // A split-K segment starts its copies at a loop-invariant K origin:
   // K0 = origin + iv.
@@ -189,8 +187,7 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
       return c.emitOpError("LDS ring has ")
              << c.getDst().getType().getDimSize(0) << " slots, pipelining "
              << stages << " stages needs one per stage";
-  // Without a constant bound: at least one K tile (the problem rules).
-  const int64_t numTiles = ub ? *ub / *step : 1;
+  const int64_t numTiles = *ub / *step;
   // Two-slot ping-pong: the X copies run two tiles ahead, issued in the
   // MMA's second turn (the header comment).
   const bool twoTurns = pingpong && stages == 2;
@@ -199,9 +196,6 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
                    !mmas.front().getWTile()))
     return loop.emitOpError("schedule = pingpong needs one mxgemm.wave_mma "
                             "per K tile with both operands in LDS");
-  if (twoTurns && !ub)
-    return loop.emitOpError("two-slot ping-pong needs a constant K trip "
-                            "count");
   auto secondTurn = [&](CopyToLdsOp c) {
     return twoTurns && c.getSrc() == mmas.front().getX();
   };
@@ -242,17 +236,11 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   auto withOrigin = [&](Value k) -> Value {
     return kOrigin ? arith::AddIOp::create(b, loc, kOrigin, k) : k;
   };
-  // The last K tile's offset, for a run-time bound.
-  Value lastK;
-  if (!ub)
-    lastK = arith::SubIOp::create(b, loc, loop.getUpperBound(), idx(*step));
   // The copies of K tile t into slot t (all, or only the second turn's).
   auto clonePrologueTile = [&](int64_t t, bool secondTurnOnly) {
     IRMapping map;
     map.map(stage, idx(t));
-    Value k = ub       ? idx(std::min(t, numTiles - 1) * *step)
-              : t == 0 ? idx(0)
-                       : arith::MinUIOp::create(b, loc, idx(t * *step), lastK);
+    Value k = idx(std::min(t, numTiles - 1) * *step);
     map.map(loop.getInductionVar(), k);
     if (kOrigin) {
       Value k0 = withOrigin(k);
@@ -357,7 +345,7 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
     Value ahead = arith::AddIOp::create(b, loc, iv, idx(tilesAhead * *step));
     if (!walk)
       return withOrigin(
-          arith::MinUIOp::create(b, loc, ahead, ub ? idx(*ub - *step) : lastK));
+          arith::MinUIOp::create(b, loc, ahead, idx(*ub - *step)));
     // ahead >= ub as equalities (iv is a multiple of the step below ub):
     // gfx950 compares 64-bit scalars for equality only, and an ordered
     // compare keeps its bound in a VGPR pair for the whole walk.

@@ -82,25 +82,30 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel, StagingSummary &summary) {
   const int64_t xorPeriod =
       std::max<int64_t>(1, 256 / config.getTileK()) * xorChunks;
 
+  // A kernel has one K loop, or two (a tail split's whole tiles and K
+  // segments): both read their tiles through the same rings, one K loop
+  // running at a time.
   SmallVector<WaveMmaOp> mmas;
   kernel.walk([&](WaveMmaOp op) { mmas.push_back(op); });
-  if (mmas.size() != 1)
-    return kernel.emitError("expected one mxgemm.wave_mma to stage, found ")
+  if (mmas.empty() || mmas.size() > 2)
+    return kernel.emitError("expected one or two mxgemm.wave_mma to stage, "
+                            "found ")
            << mmas.size();
-  WaveMmaOp mma = mmas.front();
-  if (!isa<scf::ForOp>(mma->getParentOp()))
-    return mma.emitOpError("must be directly inside the K loop to be staged");
-  for (Value v : {mma.getRow0(), mma.getCol0(), mma.getM()})
-    if (mma->getParentOp()->isAncestor(v.getParentBlock()->getParentOp()))
-      return mma.emitOpError("tile origin must be invariant in the K loop");
-
-  if (xorLayout && ((stageX && mma.getWaveM() % xorPeriod != 0) ||
-                    (stageW && mma.getWaveN() % xorPeriod != 0)))
-    return kernel.emitError("lds_layout = xor permutes chunks every ")
-           << xorPeriod << " rows, which does not divide the wave tile "
-           << mma.getWaveM() << "x" << mma.getWaveN();
+  for (WaveMmaOp mma : mmas) {
+    if (!isa<scf::ForOp>(mma->getParentOp()))
+      return mma.emitOpError("must be directly inside the K loop to be "
+                             "staged");
+    for (Value v : {mma.getRow0(), mma.getCol0(), mma.getM()})
+      if (mma->getParentOp()->isAncestor(v.getParentBlock()->getParentOp()))
+        return mma.emitOpError("tile origin must be invariant in the K loop");
+    if (xorLayout && ((stageX && mma.getWaveM() % xorPeriod != 0) ||
+                      (stageW && mma.getWaveN() % xorPeriod != 0)))
+      return kernel.emitError("lds_layout = xor permutes chunks every ")
+             << xorPeriod << " rows, which does not divide the wave tile "
+             << mma.getWaveM() << "x" << mma.getWaveN();
+  }
   MLIRContext *ctx = kernel.getContext();
-  Location loc = mma.getLoc();
+  Location loc = mmas.front().getLoc();
   const int64_t progTileM = config.getProgramTileM();
   const int64_t tileN = config.getTileN(), tileK = config.getTileK();
   const int64_t rowBytes =
@@ -117,63 +122,68 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel, StagingSummary &summary) {
         type.getNumElements() * elem.getIntOrFloatBitWidth() / 8;
     return kernel.addWorkgroupAttribution(type, loc);
   };
+  Value xRing = stageX ? addRing(mmas.front().getX(), progTileM) : Value();
+  Value wRing = stageW ? addRing(mmas.front().getW(), tileN) : Value();
 
-  // Tile bases are loop invariant and must stay outside the loop: the
-  // pipeline's prologue copies use them before the loop starts.
-  auto loop = cast<scf::ForOp>(mma->getParentOp());
-  OpBuilder b(loop);
-  auto idx = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  auto splitTile = [&](Value start, int64_t tile) -> std::pair<Value, Value> {
-    Value inTile = arith::RemUIOp::create(b, loc, start, idx(tile));
-    Value base = arith::SubIOp::create(b, loc, start, inTile);
-    return {base, inTile};
-  };
-  Value nValue = idx(n);
-  std::pair<Value, Value> xSplit, wSplit;
-  if (stageX)
-    xSplit = splitTile(mma.getRow0(), progTileM);
-  if (stageW)
-    wSplit = splitTile(mma.getCol0(), tileN);
-  b.setInsertionPoint(mma);
-  Value stage = idx(0);
-  auto copy = [&](Value src, Value ring, Value base, Value limit, int64_t rows,
-                  Staging mode) {
-    CopyToLdsOp::create(b, loc, src, ring, stage, base, mma.getK0(), limit,
-                        b.getI64IntegerAttr(rows), b.getI64IntegerAttr(tileK),
-                        b.getI64IntegerAttr(*mma.getK()),
-                        StagingAttr::get(ctx, mode),
-                        b.getI64IntegerAttr(config.getNumWaves()),
-                        xorLayout ? b.getUnitAttr() : UnitAttr());
-  };
+  for (WaveMmaOp mma : mmas) {
+    // Tile bases are loop invariant and must stay outside the loop: the
+    // pipeline's prologue copies use them before the loop starts.
+    auto loop = cast<scf::ForOp>(mma->getParentOp());
+    OpBuilder b(loop);
+    auto idx = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    auto splitTile = [&](Value start,
+                         int64_t tile) -> std::pair<Value, Value> {
+      Value inTile = arith::RemUIOp::create(b, loc, start, idx(tile));
+      Value base = arith::SubIOp::create(b, loc, start, inTile);
+      return {base, inTile};
+    };
+    Value nValue = idx(n);
+    std::pair<Value, Value> xSplit, wSplit;
+    if (stageX)
+      xSplit = splitTile(mma.getRow0(), progTileM);
+    if (stageW)
+      wSplit = splitTile(mma.getCol0(), tileN);
+    b.setInsertionPoint(mma);
+    Value stage = idx(0);
+    auto copy = [&](Value src, Value ring, Value base, Value limit,
+                    int64_t rows, Staging mode) {
+      CopyToLdsOp::create(b, loc, src, ring, stage, base, mma.getK0(), limit,
+                          b.getI64IntegerAttr(rows), b.getI64IntegerAttr(tileK),
+                          b.getI64IntegerAttr(*mma.getK()),
+                          StagingAttr::get(ctx, mode),
+                          b.getI64IntegerAttr(config.getNumWaves()),
+                          xorLayout ? b.getUnitAttr() : UnitAttr());
+    };
 
-  Value xView, wView;
-  if (stageX) {
-    Value ring = addRing(mma.getX(), progTileM);
-    auto [base, waveRow] = xSplit;
-    copy(mma.getX(), ring, base, mma.getM(), progTileM, config.getStageX());
-    xView = waveView(b, loc, ring, stage, waveRow, mma.getWaveM(), tileK);
+    Value xView, wView;
+    if (stageX) {
+      auto [base, waveRow] = xSplit;
+      copy(mma.getX(), xRing, base, mma.getM(), progTileM,
+           config.getStageX());
+      xView = waveView(b, loc, xRing, stage, waveRow, mma.getWaveM(), tileK);
+    }
+    if (stageW) {
+      auto [base, waveCol] = wSplit;
+      copy(mma.getW(), wRing, base, nValue, tileN, config.getStageW());
+      wView = waveView(b, loc, wRing, stage, waveCol, mma.getWaveN(), tileK);
+    }
+    // Every wave's copies must have landed before any wave reads the tile,
+    // and every wave must be done reading before the slot is refilled.
+    WaitCopiesOp::create(b, loc, b.getI64IntegerAttr(0));
+    RingBarrierOp::create(b, loc);
+    if (xView)
+      mma.getXTileMutable().assign(xView);
+    if (wView)
+      mma.getWTileMutable().assign(wView);
+    // The permutation depends on the ring row; wave row offsets are
+    // multiples of 16 rows, a whole period of it, so the views can use
+    // their own rows.
+    mma.setXorSwizzle(xorLayout);
+    b.setInsertionPointAfter(mma);
+    RingBarrierOp::create(b, loc);
   }
-  if (stageW) {
-    Value ring = addRing(mma.getW(), tileN);
-    auto [base, waveCol] = wSplit;
-    copy(mma.getW(), ring, base, nValue, tileN, config.getStageW());
-    wView = waveView(b, loc, ring, stage, waveCol, mma.getWaveN(), tileK);
-  }
-  // Every wave's copies must have landed before any wave reads the tile,
-  // and every wave must be done reading before the slot is refilled.
-  WaitCopiesOp::create(b, loc, b.getI64IntegerAttr(0));
-  RingBarrierOp::create(b, loc);
-  if (xView)
-    mma.getXTileMutable().assign(xView);
-  if (wView)
-    mma.getWTileMutable().assign(wView);
-  // The permutation depends on the ring row; wave row offsets are multiples
-  // of 16 rows, a whole period of it, so the views can use their own rows.
-  mma.setXorSwizzle(xorLayout);
-  b.setInsertionPointAfter(mma);
-  RingBarrierOp::create(b, loc);
   return success();
 }
 

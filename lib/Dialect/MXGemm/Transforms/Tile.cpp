@@ -318,7 +318,7 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   // second launch has the tail units alone.
   // `isPartials`: this launch is phase 0 (built here for a tail split,
   // with the phases below otherwise).
-  Value tailTiles, tailIndex, inTail, isPartials;
+  Value tailTiles, tailIndex, inTail, isPartials, wholePid, tailPid;
   auto isPhase0 = [&] {
     return arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq, body.getArgument(7),
@@ -340,20 +340,13 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     // Never a division by zero: without tail tiles no unit reaches here.
     Value divisor = arith::MaxUIOp::create(b, loc, tailTiles, cst(1));
     tailIndex = arith::RemUIOp::create(b, loc, unit, divisor);
-    pid = arith::SelectOp::create(
-        b, loc, inTail, arith::AddIOp::create(b, loc, whole, tailIndex), pid);
+    wholePid = pid;
+    tailPid = arith::AddIOp::create(b, loc, whole, tailIndex);
+    pid = arith::SelectOp::create(b, loc, inTail, tailPid, pid);
     segment = arith::SelectOp::create(
         b, loc, inTail, arith::DivUIOp::create(b, loc, unit, divisor), cst(0));
   }
-  auto tile = ProgramTileOp::create(
-      b, loc, b.getIndexType(), b.getIndexType(), pid, numTilesM, numTilesNSize,
-      numTilesNSize ? IntegerAttr() : b.getI64IntegerAttr(numTilesN),
-      b.getI64IntegerAttr(config.getGroupM()),
-      b.getI64IntegerAttr(config.getGroupN()),
-      b.getBoolAttr(config.getXcdRemap()),
-      b.getI64IntegerAttr(target->numXcds));
-
-  // Wave coordinates inside the workgroup, waves_n-major.
+  // The program tile of workgroup `tileIndex` and its wave's origin.
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   Value wave = arith::DivUIOp::create(b, loc, tid, cst(64));
   Value waveRow = arith::DivUIOp::create(b, loc, wave, cst(config.getWavesN()));
@@ -363,16 +356,27 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     Value rhs = arith::MulIOp::create(b, loc, c, cst(sc));
     return arith::AddIOp::create(b, loc, lhs, rhs);
   };
-  Value row0 = affine2(tile.getTileMIndex(), progTileM, waveRow, waveM);
-  Value col0 = affine2(tile.getTileNIndex(), config.getTileN(), waveCol, waveN);
+  auto programTile = [&](Value tileIndex) {
+    return ProgramTileOp::create(
+        b, loc, b.getIndexType(), b.getIndexType(), tileIndex, numTilesM,
+        numTilesNSize,
+        numTilesNSize ? IntegerAttr() : b.getI64IntegerAttr(numTilesN),
+        b.getI64IntegerAttr(config.getGroupM()),
+        b.getI64IntegerAttr(config.getGroupN()),
+        b.getBoolAttr(config.getXcdRemap()),
+        b.getI64IntegerAttr(target->numXcds));
+  };
+  auto waveOrigin = [&](ProgramTileOp t) -> std::pair<Value, Value> {
+    return {affine2(t.getTileMIndex(), progTileM, waveRow, waveM),
+            affine2(t.getTileNIndex(), config.getTileN(), waveCol, waveN)};
+  };
+  auto tile = programTile(pid);
+  auto [row0, col0] = waveOrigin(tile);
 
   // Phase 0 of a split-K kernel: the K loop over this workgroup's segment
   // (whole K tiles from kOrigin) into its FP32 plane of the workspace.
-  Value out = y, outRow0 = row0, outRows = m, kOrigin, loopKValue;
+  Value out = y, outRow0 = row0, outRows = m, kOrigin;
   int64_t loopK = k;
-  // A tail unit's partials: program tile (segment * tail + j) of the
-  // workspace, rows tile_n apart.
-  Value tailRow0, tailCol0, tailRows;
   if (splits > 1) {
     Value work = body.getArgument(6);
     if (!isPartials)
@@ -383,16 +387,8 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
                         tailIndex);
     b.setInsertionPointToStart(phases.thenBlock());
     loopK = k / splits;
-    kOrigin = arith::MulIOp::create(b, loc, segment, cst(loopK));
-    if (tailSplit) {
-      loopKValue = arith::SelectOp::create(b, loc, inTail, cst(loopK), cst(k));
-      Value slot = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, segment, tailTiles), tailIndex);
-      tailRow0 = affine2(slot, progTileM, waveRow, waveM);
-      tailCol0 = arith::MulIOp::create(b, loc, waveCol, cst(waveN));
-      tailRows =
-          arith::MulIOp::create(b, loc, tailTiles, cst(splits * progTileM));
-    } else {
+    if (!tailSplit) {
+      kOrigin = arith::MulIOp::create(b, loc, segment, cst(loopK));
       Value planeRow0 = arith::MulIOp::create(b, loc, segment, m);
       out = work;
       outRow0 = arith::AddIOp::create(b, loc, planeRow0, row0);
@@ -407,11 +403,13 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
   };
   Value zero = arith::ConstantOp::create(
       b, loc, accType, DenseElementsAttr::get(accType, b.getF32FloatAttr(0)));
-  // ceil(K / tile_k) trips for a run-time K; the last one masks its tail.
-  Value kBound = kSize ? kSize : loopKValue ? loopKValue : cst(loopK);
-  auto kLoop = scf::ForOp::create(b, loc, cst(0), kBound,
-                                  cst(config.getTileK()), ValueRange{zero});
-  {
+  // The K loop from kOrigin (when set) over kBound, as ceil(K / tile_k)
+  // trips for a run-time K (the last one masks its tail); returns the
+  // accumulators.
+  auto buildKLoop = [&](Value kBound, Value kOrigin, Value row0,
+                        Value col0) -> Value {
+    auto kLoop = scf::ForOp::create(b, loc, cst(0), kBound,
+                                    cst(config.getTileK()), ValueRange{zero});
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value acc = kLoop.getRegionIterArgs()[0];
@@ -430,27 +428,48 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
         b.getI64IntegerAttr(waveN), b.getI64IntegerAttr(config.getTileK()),
         kSize ? IntegerAttr() : b.getI64IntegerAttr(k), op.getWScaleAttr());
     scf::YieldOp::create(b, loc, next);
-  }
+    return kLoop.getResult(0);
+  };
   if (tailSplit) {
-    // The whole tiles store Y (first, so that mxgemm-stage-stores stages
-    // it); the tail units their FP32 partials.
-    auto stores =
+    // The whole tiles run all of K and store Y (first, so that
+    // mxgemm-stage-stores stages it); the tail units their segment and its
+    // FP32 partials. Two loops, so that each has a constant trip count.
+    auto units =
         scf::IfOp::create(b, loc,
                           arith::XOrIOp::create(b, loc, inTail,
                                                 arith::ConstantIntOp::create(
                                                     b, loc, b.getI1Type(), 1)),
                           /*withElse=*/true);
-    b.setInsertionPointToStart(stores.elseBlock());
-    StoreTileOp::create(b, loc, kLoop.getResult(0), body.getArgument(6),
-                        tailRow0, tailCol0, tailRows, Value(), Value(),
+    // Each branch computes its own tile origin: LLVM would otherwise hoist
+    // the address arithmetic the two prologues share above the branch, and
+    // the structurized branches keep it live across the first K loop.
+    // A tail unit's partials go to program tile (segment * tail + j) of
+    // the workspace, rows tile_n apart.
+    b.setInsertionPointToStart(units.elseBlock());
+    auto [tailRow, tailCol] = waveOrigin(programTile(tailPid));
+    Value segmentOrigin = arith::MulIOp::create(b, loc, segment, cst(loopK));
+    Value slot = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, segment, tailTiles), tailIndex);
+    Value tailRow0 = affine2(slot, progTileM, waveRow, waveM);
+    Value tailCol0 = arith::MulIOp::create(b, loc, waveCol, cst(waveN));
+    Value tailRows =
+        arith::MulIOp::create(b, loc, tailTiles, cst(splits * progTileM));
+    StoreTileOp::create(b, loc,
+                        buildKLoop(cst(loopK), segmentOrigin, tailRow, tailCol),
+                        body.getArgument(6), tailRow0, tailCol0, tailRows,
+                        Value(), Value(),
                         /*staging=*/Value(),
                         MfmaShapeAttr::get(ctx, config.getMfma()),
                         b.getI64IntegerAttr(waveM), b.getI64IntegerAttr(waveN),
                         b.getI64IntegerAttr(config.getTileN()));
-    b.setInsertionPointToStart(stores.thenBlock());
+    b.setInsertionPointToStart(units.thenBlock());
+    std::tie(row0, col0) = waveOrigin(programTile(wholePid));
+    outRow0 = row0;
+    loopK = k;
   }
-  StoreTileOp::create(b, loc, kLoop.getResult(0), out, outRow0, col0, outRows,
-                      nSize, ldY, /*staging=*/Value(),
+  Value kBound = kSize ? kSize : cst(loopK);
+  StoreTileOp::create(b, loc, buildKLoop(kBound, kOrigin, row0, col0), out,
+                      outRow0, col0, outRows, nSize, ldY, /*staging=*/Value(),
                       MfmaShapeAttr::get(ctx, config.getMfma()),
                       b.getI64IntegerAttr(waveM), b.getI64IntegerAttr(waveN),
                       nSize ? IntegerAttr() : b.getI64IntegerAttr(n));

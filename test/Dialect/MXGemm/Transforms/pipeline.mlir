@@ -85,22 +85,26 @@ func.func @split_segments(%x: memref<?x1024xf8E4M3FN>, %xs: memref<?x32xf8E8M0FN
 
 // Tail split (k_splits = 2, tail_split = true, K = 1024): the tiles past the
 // last whole round of 256 (the target's CUs) run one segment each, the others
-// all of K, so the K loop's bound is chosen at run time. The prologue's
-// second copy and every refill clamp to the computed last K tile (bound - 128)
-// instead of a constant.
+// all of K. mxgemm-tile builds a K loop for each, with constant trip counts,
+// so each is pipelined with its own prologue into the same ring: the
+// segment's from its K origin, clamped to its last K tile (origin + 384),
+// the whole tile's to K - 128.
 // CHECK-LABEL: gpu.func @tail_split
 // CHECK: %[[TAIL:.+]] = arith.remui %{{.+}}, %c256
-// CHECK: %[[BOUND:.+]] = arith.select %{{.+}}, %c512, %c1024
-// CHECK: %[[LAST:.+]] = arith.subi %[[BOUND]], %c128
-// CHECK: arith.minui %[[LAST]], %c128
-// CHECK: mxgemm.copy_to_lds %{{.+}}[%c1, %{{.+}}, %{{.+}}, %{{.+}}]
-// CHECK: scf.for %[[K0:.+]] = %c0 to %[[BOUND]] step %c128
-// CHECK: %[[AHEAD:.+]] = arith.addi %[[K0]], %c256
-// CHECK-NEXT: arith.minui %[[AHEAD]], %[[LAST]]
 // CHECK: scf.if
+// CHECK: %[[ORIGIN:.+]] = arith.muli %{{.+}}, %c512
+// CHECK: mxgemm.copy_to_lds %{{.+}}[%c0, %{{.+}}, %[[ORIGIN]], %{{.+}}]
+// CHECK: scf.for %[[SK:.+]] = %c0 to %c512 step %c128
+// CHECK: %[[SAHEAD:.+]] = arith.addi %[[SK]], %c256
+// CHECK-NEXT: %[[SCLAMPED:.+]] = arith.minui %[[SAHEAD]], %c384
+// CHECK-NEXT: arith.addi %[[ORIGIN]], %[[SCLAMPED]]
 // CHECK: mxgemm.store_tile
 // CHECK-SAME: n = 128 : i64
 // CHECK: } else {
+// CHECK: mxgemm.copy_to_lds %{{.+}}[%c0, %{{.+}}, %c0, %{{.+}}]
+// CHECK: scf.for %[[K0:.+]] = %c0 to %c1024 step %c128
+// CHECK: %[[AHEAD:.+]] = arith.addi %[[K0]], %c256
+// CHECK-NEXT: arith.minui %[[AHEAD]], %c896
 // CHECK: mxgemm.store_tile
 // CHECK-SAME: n = 128 : i64
 func.func @tail_split(%x: memref<?x1024xf8E4M3FN>, %xs: memref<?x32xf8E8M0FNU>,
