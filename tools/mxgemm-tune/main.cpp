@@ -143,19 +143,31 @@ bool writeDatabase(ToolOptions &tool, const std::string &out,
   return true;
 }
 
+/// A row split must be predicted 3% faster than one launch: the sum of two
+/// simulations leaves out the gap between the launches (an assumption,
+/// docs/Tuning.md "Row splits").
+constexpr double kRowSplitMinGain = 0.03;
+
 /// --repredict: the database's own configs simulated again at the Ms of
-/// their recorded predictions; everything else of the file kept.
-int repredict(ToolOptions &tool, const std::string &out, const char *argv0) {
+/// their recorded predictions; --row-splits: every entry's row split chosen
+/// again (the step --buckets ends with). Everything else of the file kept.
+int searchNothing(ToolOptions &tool, const std::string &out, const char *argv0,
+                  bool rowSplits) {
+  const std::string mode = rowSplits ? "--row-splits" : "--repredict";
   for (const char *other :
        {"--n", "--k", "--baseline", "--buckets", "--m", "--keep-layout",
         "--from-scratch", "--only-buckets", "--no-row-split",
         "--no-staged-splits", "--full-up-to", "--budget", "--max-minutes",
         "--seed", "--confirm", "--export", "--native-x-scales"})
     if (tool.has(other))
-      tool.usageError(std::string("--repredict searches nothing: drop ") +
-                      other);
+      tool.usageError(mode + " searches nothing: drop " + other);
+  if (rowSplits && tool.has("--repredict"))
+    tool.usageError("--row-splits and --repredict are two runs");
+  if (rowSplits && tool.has("--entries"))
+    tool.usageError("--row-splits chooses the row splits of every entry: "
+                    "drop --entries");
   if (!tool.has("--db"))
-    tool.usageError("--repredict needs --db");
+    tool.usageError(mode + " needs --db");
   int64_t jobs = tool.integer("--jobs", 2);
   if (jobs < 1 || jobs > 64)
     tool.usageError("--jobs must be in 1..64");
@@ -181,8 +193,14 @@ int repredict(ToolOptions &tool, const std::string &out, const char *argv0) {
                  : sys::fs::create_directories(workDir);
   if (ec)
     tool.fail(ExitIO, "cannot create a work directory: " + ec.message());
-  Error error =
-      repredictEntries(db, names, executable, unsigned(jobs), workDir, outs());
+  Error error = Error::success();
+  if (rowSplits)
+    outs() << tuneRowSplits(db, target::kGFX950, kRowSplitMinGain, executable,
+                            unsigned(jobs), workDir, outs())
+           << " full simulations for the row splits\n";
+  else
+    error = repredictEntries(db, names, executable, unsigned(jobs), workDir,
+                             outs());
   if (ownWorkDir)
     sys::fs::remove_directories(workDir);
   if (error) {
@@ -267,6 +285,10 @@ int main(int argc, char **argv) {
            "in its own config at the M of each recorded prediction, with "
            "the same sampling, and write the database with those figures "
            "(after a simulator change)"},
+          {"--row-splits", nullptr,
+           "with --db: search nothing; choose the row split of every entry "
+           "by simulation, as --buckets does after its search, and write "
+           "the database (after a kernel change)"},
           {"--export", "DIR",
            "also write the chosen code objects, descriptors, manifest and "
            "a copy of the database (a directory the runtime loads)"},
@@ -278,8 +300,8 @@ int main(int argc, char **argv) {
   std::string out = tool.text("-o");
   if (out.empty())
     tool.usageError("missing -o OUT.json");
-  if (tool.has("--repredict"))
-    return repredict(tool, out, argv[0]);
+  if (tool.has("--repredict") || tool.has("--row-splits"))
+    return searchNothing(tool, out, argv[0], tool.has("--row-splits"));
   const bool buckets = tool.has("--buckets");
   if (buckets && !tool.has("--db"))
     tool.usageError("--buckets tunes the keys of a database: give --db");
@@ -621,7 +643,7 @@ int main(int argc, char **argv) {
     if (!tool.has("--no-row-split")) {
       outs() << "== row splits\n";
       rowSplitSimulations =
-          tuneRowSplits(result, target::kGFX950, /*minGain=*/0.03, executable,
+          tuneRowSplits(result, target::kGFX950, kRowSplitMinGain, executable,
                         unsigned(jobs), workDir, outs());
     }
   }
