@@ -214,8 +214,20 @@ mxgemm_status runtime::computeGrid(Decision &d, int64_t m, int64_t n,
         << int64_t(UINT32_MAX) << ")";
     return MXGEMM_STATUS_INVALID_ARGUMENT;
   }
+  d.kSplits = uint32_t(grid.kSplits);
+  if (grid.tailSplit) {
+    // 1-D grids: whole tiles, then kSplits workgroups per tail tile; the
+    // reduction has the tail's (docs/Design.md, "Tail split").
+    d.gridY = 1;
+    d.gridX = uint32_t(*workgroups);
+    d.tailTiles = uint32_t(grid.tailTiles(m)->tail);
+    d.reductionGridX = uint32_t(*grid.reductionWorkgroups(m));
+    return MXGEMM_STATUS_OK;
+  }
   d.gridY = uint32_t(grid.kSplits);
   d.gridX = uint32_t(*workgroups / d.gridY);
+  d.tailTiles = 0;
+  d.reductionGridX = grid.kSplits > 1 ? d.gridX : 0;
   return MXGEMM_STATUS_OK;
 }
 
@@ -228,10 +240,12 @@ mxgemm_status runtime::launch(Context &ctx, const KernelLaunch &d,
   using Source = ArgumentPacking::Source;
   alignas(16) unsigned char args[ArgumentPacking::kMaxBytes] = {};
   const ArgumentPacking &packing = *d.packing;
-  // Split-K: an FP32 workspace of k_splits x M x N, allocated and freed in
-  // stream order around the two launches (docs/Runtime.md, "Split-K").
+  // Split-K: an FP32 workspace (k_splits x M x N, or a tail split's
+  // k_splits partial tiles per tail tile), allocated and freed in stream
+  // order around the two launches (docs/Runtime.md, "Split-K"); a tail split
+  // without tail tiles needs none.
   void *workspace = nullptr;
-  if (packing.splitK && !ctx.options.dry_run) {
+  if (packing.splitK && d.reductionGridX > 0 && !ctx.options.dry_run) {
     std::optional<uint64_t> bytes = contract::splitWorkspaceBytes(
         d.descriptor->problem, d.descriptor->config, p.m);
     if (!bytes || *bytes > uint64_t(SIZE_MAX)) {
@@ -312,14 +326,16 @@ mxgemm_status runtime::launch(Context &ctx, const KernelLaunch &d,
       d.function, d.gridX, d.gridY, 1, uint32_t(d.descriptor->workgroupSize), 1,
       1,
       /*sharedMemBytes=*/0, stream, nullptr, extra);
-  // Split-K's second launch adds the partials; HIP copies the argument
-  // buffer at launch, so it can be rewritten.
-  if (e == hipSuccess && phaseSlot) {
+  // Split-K's second launch adds the partials (a tail split's: those of
+  // its tail tiles, if any); HIP copies the argument buffer at launch, so
+  // it can be rewritten.
+  if (e == hipSuccess && phaseSlot && d.reductionGridX > 0) {
     const uint32_t one = 1;
     std::memcpy(args + phaseSlot->offset, &one, 4);
-    e = ctx.hip.hipModuleLaunchKernel(
-        d.function, d.gridX, d.gridY, 1, uint32_t(d.descriptor->workgroupSize),
-        1, 1, /*sharedMemBytes=*/0, stream, nullptr, extra);
+    e = ctx.hip.hipModuleLaunchKernel(d.function, d.reductionGridX, d.gridY, 1,
+                                      uint32_t(d.descriptor->workgroupSize), 1,
+                                      1, /*sharedMemBytes=*/0, stream, nullptr,
+                                      extra);
   }
   if (workspace) {
     hipError_t freed = ctx.hip.hipFreeAsync(workspace, stream);
@@ -366,11 +382,12 @@ mxgemm_tensors runtime::tensorsFromRow(const mxgemm_tensors &t,
   return from;
 }
 
-// The 0.2.0 layouts (LP64); a change is an ABI change: a new minor
+// The 0.3.0 layouts (LP64); a change is an ABI change: a new minor
 // version (the SONAME is major.minor).
 static_assert(sizeof(void *) != 8 || (offsetof(mxgemm_plan, kind) == 100 &&
                                       offsetof(mxgemm_plan, m_min) == 112 &&
-                                      sizeof(mxgemm_plan) == 448),
+                                      offsetof(mxgemm_plan, k_splits) == 128 &&
+                                      sizeof(mxgemm_plan) == 464),
               "mxgemm_plan changed layout");
 static_assert(sizeof(void *) != 8 ||
                   (offsetof(mxgemm_problem, x_scale_layout) == 84 &&
@@ -435,6 +452,9 @@ void runtime::fillPlan(mxgemm_plan *plan, mxgemm_status status,
   plan->kind = d.descriptor ? d.kind : MXGEMM_PLAN_KIND_NONE;
   plan->m_min = d.mMin;
   plan->m_max = d.mMax;
+  plan->k_splits = k ? d.kSplits : 0;
+  plan->tail_tiles = k ? d.tailTiles : 0;
+  plan->reduction_grid_x = k ? d.reductionGridX : 0;
 }
 
 mxgemm_status runtime::hipCall(Context &ctx, const char *what,

@@ -193,13 +193,6 @@ ArgumentPacking::build(const contract::KernelDescriptor &d,
            std::to_string(d.config.persistent) +
            "): its workgroups walk several tiles, which this runtime's plan "
            "does not describe; the compiler, emulator and simulator run it";
-  // A tail split's two launches have different 1-D grids, and its tail
-  // units map to tiles differently from its whole tiles.
-  if (d.config.tailSplit)
-    return std::string("the kernel splits K in its tail tiles (tail_split = "
-                       "true): its two launches' grids are not what this "
-                       "runtime's plan describes; the compiler, emulator and "
-                       "simulator run it");
   const bool ldX = d.findArgument(contract::kArgLdX),
              ldXs = d.findArgument(contract::kArgLdXScales),
              ldY = d.findArgument(contract::kArgLdY);

@@ -798,16 +798,43 @@ mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
   grid.numXcds = ::mxgemm::target::kGFX950.numXcds;
   if (auto error = grid.validate())
     return fail(MXGEMM_STATUS_INVALID_ARGUMENT, "plan: " + *error);
+  // A tail split (k_splits > 1 on a 1-D grid): grid_x is the whole tiles,
+  // then k_splits workgroups per tail tile, the whole tiles a multiple of
+  // the round (the target's CUs) and fewer tail tiles than a round.
+  int64_t tiles = plan->grid_x;
+  if (plan->k_splits > 1 && plan->grid_y == 1) {
+    grid.kSplits = plan->k_splits;
+    grid.tailSplit = true;
+    grid.roundWorkgroups = ::mxgemm::target::kGFX950.numCus;
+    const int64_t split = int64_t(plan->tail_tiles) * plan->k_splits;
+    if (auto error = grid.validate())
+      return fail(MXGEMM_STATUS_INVALID_ARGUMENT, "plan: " + *error);
+    if (split > int64_t(plan->grid_x) ||
+        (plan->grid_x - split) % grid.roundWorkgroups != 0 ||
+        plan->tail_tiles >= uint64_t(grid.roundWorkgroups))
+      return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
+                  "plan: grid_x (" + std::to_string(plan->grid_x) +
+                      ") is not whole rounds of " +
+                      std::to_string(grid.roundWorkgroups) +
+                      " workgroups plus k_splits (" +
+                      std::to_string(plan->k_splits) +
+                      ") per tail tile (tail_tiles = " +
+                      std::to_string(plan->tail_tiles) + ")");
+    tiles = plan->grid_x - split + plan->tail_tiles;
+  }
   // Any M in the last tile row gives the same mapping as the plan's M.
-  if (plan->grid_x == 0 || plan->grid_x % plan->num_tiles_n != 0)
+  if (tiles == 0 || tiles % plan->num_tiles_n != 0)
     return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
-                "plan: grid_x (" + std::to_string(plan->grid_x) +
-                    ") is not a positive multiple of num_tiles_n (" +
+                "plan: grid_x (" + std::to_string(plan->grid_x) + ") " +
+                    (grid.tailSplit
+                         ? "describes " + std::to_string(tiles) + " tiles, not"
+                         : "is not") +
+                    " a positive multiple of num_tiles_n (" +
                     std::to_string(plan->num_tiles_n) + ")");
   // validate() bounds program_tile_m by 4096 (at most 2^44 rows); checked
   // anyway, as every size computed from a caller's plan.
   int64_t rows;
-  if (__builtin_mul_overflow(int64_t(plan->grid_x / plan->num_tiles_n),
+  if (__builtin_mul_overflow(int64_t(tiles / plan->num_tiles_n),
                              int64_t(plan->program_tile_m), &rows) ||
       rows > contract::kMaxM + int64_t(plan->program_tile_m) - 1)
     return fail(MXGEMM_STATUS_INVALID_ARGUMENT,

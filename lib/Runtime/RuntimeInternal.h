@@ -271,8 +271,12 @@ struct KernelLaunch {
   hipFunction_t function = nullptr;
   const char *entry = "", *kernel = "", *config = "", *note = "";
   int64_t mMin = 0, mMax = 0;
-  /// Workgroups: x the tiles, y the split-K segments (1 without).
+  /// Workgroups: x the tiles, y the split-K segments (1 without; a tail
+  /// split's grids are 1-D, its x the whole tiles then the tail's segments).
   uint32_t gridX = 0, gridY = 1;
+  /// Split-K: segments per split tile, the tail split's tail tiles, and the
+  /// second launch's x workgroups (y as the first's; 0: no second launch).
+  uint32_t kSplits = 1, tailTiles = 0, reductionGridX = 0;
   /// Tile columns of the call (a generic kernel's depend on its N).
   uint32_t numTilesN = 0;
   mxgemm_plan_kind kind = MXGEMM_PLAN_KIND_NONE;
@@ -330,7 +334,7 @@ mxgemm_status checkDevice(Context &ctx, mxgemm_reason &reason,
 mxgemm_status checkAlignment(const mxgemm_tensors &t, mxgemm_reason &reason,
                              MessageBuilder &msg);
 /// The grid of `d.descriptor` for M rows (and, for a generic kernel, N
-/// columns) into d.gridX, d.gridY and d.numTilesN.
+/// columns) into d.gridX, d.gridY, d.numTilesN and the split-K fields.
 mxgemm_status computeGrid(Decision &d, int64_t m, int64_t n,
                           MessageBuilder &msg);
 /// Packs the arguments (d.packing) and launches (unless the context is a

@@ -166,27 +166,60 @@ RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
   // The facade runs the listed workgroups in every launch: every K segment
   // of a chosen tile is listed (grid y), and a listed id inside another
   // launch's grid makes that launch's tile checked too, until nothing grows.
+  // A tail split's tail tile j has its segments at W + j + s x R in the
+  // first launch and its reduction at j + s x R in the second (W whole
+  // tiles, R tail tiles, s < k_splits; docs/Design.md "Tail split"), so a
+  // listed id below R x k_splits also runs a reduction of tile j = id mod R.
   std::set<uint64_t> ids;
+  auto isTailSplit = [](const mxgemm_plan &pl) {
+    return pl.k_splits > 1 && pl.grid_y == 1;
+  };
   for (bool grew = true; grew;) {
     grew = false;
-    for (Part &part : parts)
-      for (uint32_t g : part.tiles)
-        for (uint64_t seg = 0; seg < part.plan->grid_y; ++seg)
-          grew |= ids.insert(uint64_t(g) + seg * part.plan->grid_x).second;
-    for (Part &part : parts)
-      for (uint64_t id : ids)
-        if (id < uint64_t(part.plan->grid_x) * part.plan->grid_y)
-          grew |= part.tiles.insert(uint32_t(id % part.plan->grid_x)).second;
+    for (Part &part : parts) {
+      const mxgemm_plan &pl = *part.plan;
+      const uint64_t tail = pl.tail_tiles,
+                     whole = pl.grid_x - tail * uint64_t(pl.k_splits);
+      for (uint32_t g : part.tiles) {
+        if (isTailSplit(pl) && g >= whole) {
+          const uint64_t j = (g - whole) % tail;
+          for (uint64_t seg = 0; seg < pl.k_splits; ++seg) {
+            grew |= ids.insert(whole + j + seg * tail).second;
+            grew |= ids.insert(j + seg * tail).second;
+          }
+          continue;
+        }
+        for (uint64_t seg = 0; seg < pl.grid_y; ++seg)
+          grew |= ids.insert(uint64_t(g) + seg * pl.grid_x).second;
+      }
+    }
+    for (Part &part : parts) {
+      const mxgemm_plan &pl = *part.plan;
+      for (uint64_t id : ids) {
+        if (id < uint64_t(pl.grid_x) * pl.grid_y)
+          grew |= part.tiles.insert(uint32_t(id % pl.grid_x)).second;
+        if (isTailSplit(pl) && id < pl.reduction_grid_x)
+          grew |= part.tiles
+                      .insert(uint32_t(pl.grid_x -
+                                       uint64_t(pl.tail_tiles) * pl.k_splits +
+                                       id % pl.tail_tiles))
+                      .second;
+      }
+    }
   }
   std::string list;
   for (uint64_t id : ids)
     list += (list.empty() ? "" : ",") + std::to_string(id);
   for (Part &part : parts) {
+    // A tail split's segments of one tile are one region.
+    std::set<std::pair<int64_t, int64_t>> origins;
     for (uint32_t g : part.tiles) {
       int64_t row, col;
       if (!ok(mxgemm_plan_workgroup_tile(part.plan, g, &row, &col),
               "mxgemm_plan_workgroup_tile"))
         return r;
+      if (!origins.insert({row, col}).second)
+        continue;
       const int64_t rowEnd =
           std::min<int64_t>(row + part.plan->program_tile_m, part.rows);
       // The last tile column may be partial (N not a multiple of tile_n).
@@ -298,6 +331,17 @@ RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
     if (part.d.config.splitsK())
       checkOptions.reference.kSegments =
           contract::kSegmentBoundaries(part.d.problem, part.d.config);
+    // A tail split's segments apply to its tail tiles only (none: to no
+    // output).
+    if (part.d.grid.tailSplit) {
+      const contract::TileGrid grid = part.d.grid.forN(p.n);
+      for (auto [row, col] : grid.tailTileOrigins(part.rows))
+        checkOptions.reference.kSegmentRegions.push_back(
+            {row, std::min(part.rows, row + grid.programTileM), col,
+             std::min<int64_t>(p.n, col + grid.tileN)});
+      if (checkOptions.reference.kSegmentRegions.empty())
+        checkOptions.reference.kSegments.clear();
+    }
     checkOptions.expected = part.regions;
     nx::GemmCheckResult c = nx::checkGemmOutput(
         ops, r.y.data() + row0 * size_t(p.n) * elementBytes,
@@ -353,6 +397,19 @@ std::string runtime::writeDump(const std::string &dir, const RunResult &r) {
        << "\", \"config\": " << contract::formatConfigJson(d.config)
        << ", \"k_step\": " << d.mfma.kStep << ", \"k_segments\": ["
        << segments(d) << "]";
+  // A tail split: k_segments hold for these output tiles ([row0, row1,
+  // col0, col1), the tail's), every other output is one segment [0, K].
+  if (d.grid.tailSplit) {
+    const int64_t rows = r.firstRows ? r.firstRows : p.m;
+    const contract::TileGrid grid = d.grid.forN(p.n);
+    std::string tiles;
+    for (auto [row, col] : grid.tailTileOrigins(rows))
+      tiles += (tiles.empty() ? "[" : ", [") + std::to_string(row) + ", " +
+               std::to_string(std::min(rows, row + grid.programTileM)) + ", " +
+               std::to_string(col) + ", " +
+               std::to_string(std::min<int64_t>(p.n, col + grid.tileN)) + "]";
+    meta << ", \"k_segment_tiles\": [" << tiles << "]";
+  }
   // A row split: the rows from first_rows on follow the tail kernel's K
   // step and segments.
   contract::KernelDescriptor t;
@@ -419,11 +476,14 @@ std::string runtime::describeRun(const RunResult &r,
                   (long long)m.row, (long long)m.col, m.got, m.expected);
     os << line;
   }
-  // "k_step S[, G K segments]" of a launch.
+  // "k_step S[, G K segments[ in T tail tiles]]" of a launch.
   auto steps = [](const mxgemm_plan &pl) {
-    return "k_step " + std::to_string(pl.k_step) +
-           (pl.grid_y > 1 ? ", " + std::to_string(pl.grid_y) + " K segments"
-                          : std::string());
+    std::string s = "k_step " + std::to_string(pl.k_step);
+    if (pl.k_splits > 1 && pl.grid_y == 1)
+      return s + ", " + std::to_string(pl.k_splits) + " K segments in " +
+             std::to_string(pl.tail_tiles) + " tail tiles";
+    return pl.grid_y > 1 ? s + ", " + std::to_string(pl.grid_y) + " K segments"
+                         : s;
   };
   os << "verify: " << r.workgroups.size();
   if (r.firstRows)

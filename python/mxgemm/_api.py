@@ -82,6 +82,12 @@ class Plan:
     x_scale_layout: str = "row_major"
     w_scale_layout: str = "row_major"
     m_range: tuple = (0, 0)
+    # Split-K: K segments per split tile (1: none); with a tail split
+    # (grid[1] == 1) the tiles split are the last tail_tiles; the second
+    # launch has reduction_grid_x x grid[1] workgroups (0: none).
+    k_splits: int = 1
+    tail_tiles: int = 0
+    reduction_grid_x: int = 0
     # Which kind of kernel serves it: "embedded", "library" (a directory
     # loaded by Context.load_library), "loaded_kernel", "jit" (compiled at
     # run time, MXGEMM_JIT=1), "generic" (an embedded generic kernel: run-time
@@ -315,7 +321,9 @@ def _plan(ps):
                     ps.x_scale_layout, str(ps.x_scale_layout)),
                 w_scale_layout=_rt.SCALE_LAYOUT_NAMES.get(
                     ps.w_scale_layout, str(ps.w_scale_layout)),
-                m_range=(ps.m_min, ps.m_max),
+                m_range=(ps.m_min, ps.m_max), k_splits=ps.k_splits,
+                tail_tiles=ps.tail_tiles,
+                reduction_grid_x=ps.reduction_grid_x,
                 kind=_rt.PLAN_KINDS.get(ps.kind, str(ps.kind)))
 
 
@@ -458,9 +466,10 @@ class LoadedKernel:
         ptrs = [_int(name, v, 0, 2**64 - 1, "size_t") for name, v in
                 zip(("x", "xs", "w", "ws", "y"), (x, xs, w, ws, y))]
         if workgroups is not None:
-            grid = self.plan(m).grid
+            planned = self.plan(m)
             os.environ["MXGEMM_EMU_WORKGROUPS"] = _workgroup_list(
-                workgroups, grid[0], grid[1])
+                workgroups, planned.grid[0], planned.grid[1],
+                tail=_tail_of(planned))
         ps = _rt.PlanStruct()
         c = self.ctx
         try:
@@ -503,7 +512,9 @@ def workgroup_tile(p, workgroup):
                          ("program_tile_m", p.program_tile_m),
                          ("tile_n", p.tile_n), ("num_tiles_n", p.num_tiles_n),
                          ("group_m", p.group_m), ("group_n", p.group_n),
-                         ("xcd_remap", p.xcd_remap)):
+                         ("xcd_remap", p.xcd_remap), ("k_splits", p.k_splits),
+                         ("tail_tiles", p.tail_tiles),
+                         ("reduction_grid_x", p.reduction_grid_x)):
         setattr(ps, field, _int(f"plan.{field}", value, 0, 2**32 - 1,
                                 "uint32"))
     row, col = ctypes.c_int64(), ctypes.c_int64()
@@ -922,13 +933,24 @@ def quantize_device(x, fmt="e4m3", in_type=None, codes=None, scales=None,
     return codes, scales
 
 
-def _workgroup_list(workgroups, grid, segments=1, more=()):
+def _tail_of(p):
+    """(tail tiles, k_splits) of a tail split's plan, else None."""
+    return (p.tail_tiles, p.k_splits) if p.k_splits > 1 and p.grid[1] == 1 \
+        else None
+
+
+def _workgroup_list(workgroups, grid, segments=1, more=(), tail=None):
     """MXGEMM_EMU_WORKGROUPS for the facade: every id an integer of the
     grid's x (the facade would run workgroup 0 for anything else), each
     with all its `segments` split-K workgroups (grid y), or the tile's sum
     would be partial. `more`: the (grid x, segments) of a row split's other
     launch; an id then needs to lie in one of the grids, and runs in each
-    launch whose grid holds it."""
+    launch whose grid holds it. `tail`: a tail split's (tail tiles,
+    k_splits) (docs/Design.md "Tail split"): tail tile j's segments are
+    W + j + s * R of the first launch and its reduction j + s * R of the
+    second (W whole tiles, R tail tiles), and every listed id below R *
+    k_splits runs that reduction in the second launch, so tile j runs
+    whole."""
     if isinstance(workgroups, (str, bytes)) or not hasattr(workgroups,
                                                            "__iter__"):
         raise InvalidArgument("INVALID_ARGUMENT", "workgroups must be a "
@@ -938,9 +960,16 @@ def _workgroup_list(workgroups, grid, segments=1, more=()):
     ids = [_int("workgroup", g, 0, top - 1, "uint32") for g in workgroups]
     if not ids:
         raise InvalidArgument("INVALID_ARGUMENT", "workgroups is empty")
-    listed = sorted({g + s * gx for gx, segs in grids for g in ids if g < gx
-                     for s in range(segs)})
-    return ",".join(str(g) for g in listed)
+    listed = {g + s * gx for gx, segs in grids for g in ids if g < gx
+              for s in range(segs)}
+    if tail and tail[0]:
+        r, splits = tail
+        whole = grid - r * splits
+        tiles = {(g - whole) % r for g in listed if g >= whole} | \
+            {g % r for g in listed if g < r * splits}
+        listed |= {t + s * r + base for t in tiles for s in range(splits)
+                   for base in (0, whole)}
+    return ",".join(str(g) for g in sorted(listed))
 
 
 def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
@@ -1074,7 +1103,8 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
                                       ctypes.byref(first), ctypes.byref(tail))
         os.environ["MXGEMM_EMU_WORKGROUPS"] = _workgroup_list(
             workgroups, pre.grid[0], pre.grid[1],
-            [(tail.grid_x, tail.grid_y)] if first.value else [])
+            [(tail.grid_x, tail.grid_y)] if first.value else [],
+            tail=_tail_of(pre))
     ps = _rt.PlanStruct()
     try:
         if device:

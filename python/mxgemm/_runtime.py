@@ -61,8 +61,9 @@ class PlanStruct(ctypes.Structure):
                              "k_step", "group_m", "group_n", "xcd_remap")] + \
         [("w_layout", ctypes.c_int), ("kind", ctypes.c_int),
          ("x_scale_layout", ctypes.c_int), ("w_scale_layout", ctypes.c_int),
-         ("m_min", ctypes.c_int64),
-         ("m_max", ctypes.c_int64), ("message", ctypes.c_char * 320)]
+         ("m_min", ctypes.c_int64), ("m_max", ctypes.c_int64)] + \
+        [(f, _U32) for f in ("k_splits", "tail_tiles", "reduction_grid_x")] + \
+        [("message", ctypes.c_char * 320)]
 
 
 LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
@@ -200,7 +201,7 @@ def loader(filename, env, signatures, check=None):
 
 # The structures above are those of this C ABI version (major.minor; the
 # library's SONAME).
-ABI_VERSION = "0.2"
+ABI_VERSION = "0.3"
 
 
 def _check_abi(lib):

@@ -122,3 +122,62 @@ def test_loaded_kernel_launch_checks_its_arguments(ctx):
         k.launch(0, 0, 0, 0, 0, m=128)
     with pytest.raises(ValueError):
         k.launch(16, 16, 16, 16, 16, m=128, workgroups=[10**9])
+
+
+def test_tail_split_kernel_runs_both_launches(ctx):
+    """A tail split (docs/Design.md "Tail split") through the runtime: the
+    first launch runs 256 whole tiles and two segments per tail tile, the
+    second adds the tail's partials. Sampled workgroups run with every
+    segment and reduction of their tile; FP32 output under the segment rule
+    in the tail tiles only (the unsplit sum disagrees in the last bits)."""
+    n = kk = 512
+    code, d = mxgemm.compile(
+        n, kk, out_type="f32",
+        config="tile_m = 64, tile_n = 128, tile_k = 128, waves_m = 1, "
+               "waves_n = 4, stage_x = lds_async, stage_w = lds_async, "
+               "stages = 2, lds_layout = xor, k_splits = 2, "
+               "tail_split = true")
+    k = mxgemm.LoadedKernel(code, d, ctx=ctx)
+    m = 4480  # 280 tiles: 256 whole, 24 in two segments
+    plan = k.plan(m)
+    assert plan.grid == (256 + 24 * 2, 1, 1)
+    assert (plan.k_splits, plan.tail_tiles, plan.reduction_grid_x) == \
+        (2, 24, 48)
+    x, xs = mxgemm.random_mx(1, m, kk)
+    w, ws = mxgemm.random_mx(2, n, kk, granularity="block32x32")
+    ptrs = [ctx.to_device(a) for a in (x, xs, w, ws)]
+    y = np.full((m, n), 0xFFFFFFFF, np.uint32)
+    ptrs.append(ctx.to_device(y))
+    chosen = [0, 3, 256, plan.grid[0] - 1]  # whole tiles, two tail units
+    try:
+        k.launch(*ptrs, m=m, workgroups=chosen)
+        ctx.synchronize()
+        ctx.to_host(ptrs[4], y)
+    finally:
+        for p in ptrs:
+            ctx.free(p)
+    tiles = {mxgemm.workgroup_tile(plan, g) for g in chosen}
+    regions = [(r, min(r + plan.program_tile_m, m), c, c + plan.tile_n)
+               for r, c in sorted(tiles)]
+    tail = [reg for reg in regions if reg[0] >= 4096]
+    assert len(tail) == 2
+    ops = mxgemm.GemmOperands(x, xs, w, ws)
+    whole = [reg for reg in regions if reg[0] < 4096]
+
+    def check(part, splits):
+        # The part's outputs alone (the facade ran more whole tiles: the
+        # reductions' ids of the first launch).
+        only = np.full_like(y, 0xFFFFFFFF)
+        for r0, r1, c0, c1 in part:
+            only[r0:r1, c0:c1] = y[r0:r1, c0:c1]
+        res = mxgemm.check_gemm(ops, only.view(np.float32), plan.k_step,
+                                regions=part, k_splits=splits, out_type="f32")
+        assert res["compared"] == sum((r1 - r0) * (c1 - c0)
+                                      for r0, r1, c0, c1 in part)
+        return res
+
+    for part, splits in ((whole, 1), (tail, 2)):
+        res = check(part, splits)
+        assert res["mismatches"] == 0 and res["stray"] == 0, (part, res)
+    # The tail tiles are sums of two segments: one sum over K disagrees.
+    assert check(tail, 1)["mismatches"] > 0

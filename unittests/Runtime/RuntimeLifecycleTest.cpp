@@ -461,4 +461,59 @@ TEST(RuntimeLifecycle, CallerBuiltPlansAreChecked) {
   EXPECT_TRUE(contains(mxgemm_last_error(), "must be non-NULL"));
 }
 
+// A tail split's plan (k_splits > 1 on a 1-D grid): grid_x is whole rounds
+// of 256 tiles, then k_splits workgroups per tail tile; tail workgroup
+// W + u runs tail tile W + u mod tail_tiles. 64x128 tiles, 4 tile columns,
+// row-major order: 280 tiles for M = 4480, 256 whole and 24 in two segments.
+TEST(RuntimeLifecycle, TailSplitPlansMapSegmentsToTheirTiles) {
+  mxgemm_plan plan{};
+  plan.status = MXGEMM_STATUS_OK;
+  plan.program_tile_m = 64;
+  plan.tile_n = 128;
+  plan.num_tiles_n = 4;
+  plan.group_m = 1;
+  plan.grid_x = 256 + 24 * 2;
+  plan.grid_y = 1;
+  plan.k_splits = 2;
+  plan.tail_tiles = 24;
+  plan.reduction_grid_x = 48;
+  struct {
+    uint32_t workgroup;
+    int64_t row, col;
+  } cases[] = {{0, 0, 0},          {255, 63 * 64, 3 * 128},
+               {256, 64 * 64, 0},  {279, 69 * 64, 3 * 128},
+               {280, 64 * 64, 0},  {303, 69 * 64, 3 * 128},
+               {281, 64 * 64, 128}};
+  for (const auto &c : cases) {
+    int64_t row = -1, col = -1;
+    ASSERT_EQ(mxgemm_plan_workgroup_tile(&plan, c.workgroup, &row, &col),
+              MXGEMM_STATUS_OK)
+        << c.workgroup << ": " << mxgemm_last_error();
+    EXPECT_EQ(row, c.row) << c.workgroup;
+    EXPECT_EQ(col, c.col) << c.workgroup;
+  }
+  int64_t row, col;
+  EXPECT_EQ(mxgemm_plan_workgroup_tile(&plan, 304, &row, &col),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  // Whole tiles that are not whole rounds, more tail tiles than a round,
+  // more split workgroups than the grid: refused, never divided by.
+  for (auto edit : {+[](mxgemm_plan &p) { p.grid_x += 1; },
+                    +[](mxgemm_plan &p) { p.tail_tiles = 300; },
+                    +[](mxgemm_plan &p) { p.tail_tiles = 4000000000u; }}) {
+    mxgemm_plan bad = plan;
+    edit(bad);
+    resetLastError();
+    EXPECT_EQ(mxgemm_plan_workgroup_tile(&bad, 0, &row, &col),
+              MXGEMM_STATUS_INVALID_ARGUMENT);
+    EXPECT_TRUE(contains(mxgemm_last_error(), "whole rounds of 256"))
+        << mxgemm_last_error();
+  }
+  // Without tail tiles the grid is the whole tiles alone.
+  plan.grid_x = 256;
+  plan.tail_tiles = 0;
+  ASSERT_EQ(mxgemm_plan_workgroup_tile(&plan, 255, &row, &col),
+            MXGEMM_STATUS_OK);
+  EXPECT_EQ(row, 63 * 64);
+}
+
 } // namespace

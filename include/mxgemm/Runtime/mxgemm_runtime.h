@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 #define MXGEMM_VERSION_MAJOR 0
-#define MXGEMM_VERSION_MINOR 2
+#define MXGEMM_VERSION_MINOR 3
 #define MXGEMM_VERSION_PATCH 0
 
 /* Status of every call. Values are stable (documented encodings). */
@@ -210,7 +210,18 @@ typedef struct mxgemm_plan {
      NOT_ELIGIBLE with MXGEMM_REASON_SCALE_LAYOUT); since 0.2.0. */
   mxgemm_scale_layout x_scale_layout, w_scale_layout;
   int64_t m_min, m_max; /* M range of the entry (loaded: 1..2^31-1) */
-  char message[320];    /* human-readable decision / reason */
+  /* Split-K (since 0.3.0): K segments per split tile (1: K is not split).
+     A split-K kernel runs two launches in stream order: the first (grid
+     above) stores FP32 partials, the second adds them. Without a tail
+     split every tile is split and grid_y = k_splits in both launches. With
+     a tail split (docs/Runtime.md, "Tail split") both grids are 1-D: the
+     first launch runs grid_x - tail_tiles * k_splits whole tiles, then
+     k_splits workgroups per tail tile; the second has
+     reduction_grid_x = tail_tiles * k_splits workgroups (0: none). */
+  uint32_t k_splits;
+  uint32_t tail_tiles;       /* tiles split by a tail split, else 0 */
+  uint32_t reduction_grid_x; /* x workgroups of the second launch, or 0 */
+  char message[320];         /* human-readable decision / reason */
 } mxgemm_plan;
 
 typedef void (*mxgemm_log_fn)(void *user_data, const char *message);
@@ -249,7 +260,7 @@ typedef struct mxgemm_kernel_info {
   mxgemm_scale_layout x_scale_layout, w_scale_layout;
 } mxgemm_kernel_info;
 
-/* "0.2.0" (MXGEMM_VERSION_MAJOR.MINOR.PATCH of the library). */
+/* "0.3.0" (MXGEMM_VERSION_MAJOR.MINOR.PATCH of the library). */
 MXGEMM_API const char *mxgemm_version(void);
 /* Static name of a status ("MXGEMM_STATUS_OK", ...); never NULL. */
 MXGEMM_API const char *mxgemm_status_string(mxgemm_status status);
