@@ -14,6 +14,7 @@ ineligible probes, each NOT_ELIGIBLE with its reason and without a launch.
 """
 
 import atexit
+import collections
 import ctypes
 import datetime
 import hashlib
@@ -216,10 +217,51 @@ class Qualifier:
         config = self.embedded[plan.entry]["info"]["descriptor"]["config"]
         return config["mfma"], config.get("k_splits", 1)
 
+    @staticmethod
+    def is_tail_split(plan):
+        """A tail split (docs/Design.md "Tail split"): K segments on a 1-D
+        grid, only in the plan's tail_tiles."""
+        return plan.k_splits > 1 and plan.grid[1] == 1
+
+    def tail_origins(self, plan):
+        """Origins of the tiles a tail split splits in K (workgroups W ..
+        W + R - 1 of its first launch); empty for other plans."""
+        if not self.is_tail_split(plan):
+            return set()
+        whole = plan.grid[0] - plan.tail_tiles * plan.k_splits
+        return {mx.workgroup_tile(plan, g)
+                for g in range(whole, whole + plan.tail_tiles)}
+
+    def segments_of(self, plan, tile):
+        """K segments of output tile `tile` (its origin in the launch's
+        rows) under `plan`."""
+        splits = self.launch_shape(plan)[1]
+        if self.is_tail_split(plan) and tile not in self.tail_origins(plan):
+            return 1
+        return splits
+
     # -- workgroup selection ---------------------------------------------------
     @staticmethod
     def tiles_of(plan):
         return [mx.workgroup_tile(plan, g) for g in range(plan.grid[0])]
+
+    def listed_ids(self, plan, chosen):
+        """The workgroup ids the facade runs for `chosen` (first-launch ids
+        of `plan`): every K segment of a chosen tile (grid y), and for a
+        tail split the segments W + j + s R and reductions j + s R of its
+        tail tile j (W whole tiles, R tail tiles); an id below R x k_splits
+        runs a reduction in the second launch, so its tile needs all of
+        them too."""
+        gx, gy = plan.grid[0], plan.grid[1]
+        ids = {g + s * gx for g in chosen for s in range(gy)}
+        if self.is_tail_split(plan) and plan.tail_tiles:
+            r, splits = plan.tail_tiles, plan.k_splits
+            whole = gx - r * splits
+            tiles = {(g - whole) % r for g in ids if g >= whole} | \
+                {g % r for g in ids if g < r * splits}
+            ids |= {t + s * r + base for t in tiles for s in range(splits)
+                    for base in (0, whole)}
+        return ids
 
     def sample(self, tiles, m, seed, count):
         grid = len(tiles)
@@ -287,11 +329,16 @@ class Qualifier:
         for i, (lp, row0, rows) in enumerate(launches):
             tiles = [(r + row0, c) for r, c in self.tiles_of(lp)]
             tiles_of.append(tiles)
-            # The grid maps onto every output tile of its rows exactly once.
+            # The grid maps onto every output tile of its rows exactly once
+            # (a tail split's tail tiles once per K segment).
             every = {(r, c) for r in range(row0, row0 + rows,
                                            lp.program_tile_m)
                      for c in range(0, n, lp.tile_n)}
-            if len(set(tiles)) != len(tiles) or set(tiles) != every:
+            tails = {(r + row0, c) for r, c in self.tail_origins(lp)}
+            counts = collections.Counter(tiles)
+            if set(tiles) != every or any(
+                    count != (lp.k_splits if tile in tails else 1)
+                    for tile, count in counts.items()):
                 fail.append("the grid of %d workgroups does not cover the %d "
                             "output tiles once each" % (len(tiles),
                                                         len(every)))
@@ -303,8 +350,8 @@ class Qualifier:
         grew = True
         while grew:
             grew = False
-            ids = {g + s * lp.grid[0] for (lp, _, _), ch in
-                   zip(launches, chosen) for g in ch for s in range(lp.grid[1])}
+            ids = set().union(*(self.listed_ids(lp, ch) for (lp, _, _), ch in
+                                zip(launches, chosen)))
             for (lp, _, _), ch in zip(launches, chosen):
                 for g in ids:
                     if g < lp.grid[0] * lp.grid[1] and g % lp.grid[0] not in ch:
@@ -316,14 +363,16 @@ class Qualifier:
                   "kind": kinds.get((i, g), "other launch")},
                  **({"launch": i} if len(launches) > 1 else {}))
             for i, ch in enumerate(chosen) for g in sorted(ch)]
-        # Sampled output regions, each with the launch that wrote it.
-        regions, region_launch = [], []
+        # Sampled output regions (one per tile: a tail split runs a tail
+        # tile in several workgroups), each with the launch that wrote it
+        # and its K segments.
+        regions, region_launch, region_splits = [], [], []
         for i, ((lp, row0, rows), ch) in enumerate(zip(launches, chosen)):
-            for g in sorted(ch):
-                r0, c0 = tiles_of[i][g]
+            for r0, c0 in sorted({tiles_of[i][g] for g in ch}):
                 regions.append((r0, min(r0 + lp.program_tile_m, row0 + rows),
                                 c0, min(c0 + lp.tile_n, n)))
                 region_launch.append(i)
+                region_splits.append(self.segments_of(lp, (r0 - row0, c0)))
         rec["m_edge_covered"] = any(r1 == m for _, r1, _, _ in regions)
         if not rec["m_edge_covered"]:
             fail.append("M edge not covered")
@@ -382,6 +431,7 @@ class Qualifier:
 
             block_launch = {(r0, r1): launches[i][0] for
                             (r0, r1, _, _), i in zip(regions, region_launch)}
+            splits_of = dict(zip(regions, region_splits))
             row_blocks = sorted({(r0, r1) for r0, r1, _, _ in regions})
             got = {b: self.copy_rows(dy, b, n) for b in row_blocks}
             # The GEMM check of the numerics library, one row block at a
@@ -391,24 +441,36 @@ class Qualifier:
             totals = dict.fromkeys(("compared", "mismatches", "stray",
                                     "unwritten"), 0)
             for r0, r1 in row_blocks:
-                mine = [(q0 - r0, q1 - r0, c0, c1) for q0, q1, c0, c1 in
-                        regions if (q0, q1) == (r0, r1)]
+                block = [reg for reg in regions if reg[:2] == (r0, r1)]
                 y = got[(r0, r1)]
-                if not self.emulated:
-                    # Every workgroup ran: check the sampled tiles only.
-                    mask = np.zeros(y.shape, bool)
-                    for q0, q1, c0, c1 in mine:
-                        mask[q0:q1, c0:c1] = True
-                    y = np.where(mask, y, np.uint16(0xFFFF))
                 lp = block_launch[(r0, r1)]
-                res = nx.check_gemm(nx.GemmOperands(x[r0:r1], xs[r0:r1], w,
-                                                    ws), y,
-                                    lp.k_step, regions=mine,
-                                    k_splits=self.launch_shape(lp)[1])
-                area = sum((q1 - q0) * (c1 - c0) for q0, q1, c0, c1 in mine)
-                for key in ("compared", "mismatches", "stray"):
-                    totals[key] += res[key]
-                totals["unwritten"] += area - (res["compared"] - res["stray"])
+                ops = nx.GemmOperands(x[r0:r1], xs[r0:r1], w, ws)
+
+                def only(regs):
+                    mask = np.zeros(y.shape, bool)
+                    for q0, q1, c0, c1 in regs:
+                        mask[q0 - r0:q1 - r0, c0:c1] = True
+                    return mask
+                # Stray writes: anything outside the block's sampled tiles
+                # (a real GPU ran every workgroup: none are looked for).
+                if self.emulated:
+                    outside = (y != np.uint16(0xFFFF)) & ~only(block)
+                    totals["stray"] += int(np.count_nonzero(outside))
+                # Each group of tiles with the same K segments (a tail
+                # split's whole and tail tiles) against its reference.
+                for splits in sorted({splits_of[reg] for reg in block}):
+                    mine = [reg for reg in block if splits_of[reg] == splits]
+                    yy = np.where(only(mine), y, np.uint16(0xFFFF))
+                    res = nx.check_gemm(
+                        ops, yy, lp.k_step,
+                        regions=[(q0 - r0, q1 - r0, c0, c1)
+                                 for q0, q1, c0, c1 in mine],
+                        k_splits=splits)
+                    area = sum((q1 - q0) * (c1 - c0)
+                               for q0, q1, c0, c1 in mine)
+                    for key in ("compared", "mismatches"):
+                        totals[key] += res[key]
+                    totals["unwritten"] += area - res["compared"]
             rec["reference_seconds"] = time.perf_counter() - t0
             rec["elements"] = sum((r1 - r0) * (c1 - c0)
                                   for r0, r1, c0, c1 in regions)
@@ -443,11 +505,11 @@ class Qualifier:
                             "config": nside["config"],
                             "sha256": hashlib.sha256(ncode).hexdigest()}
             mism_naive = 0
-            for shape in sorted({self.launch_shape(lp) for lp, _, _ in
-                                 launches}):
-                own = [(reg, y) for reg, y, i in
-                       zip(regions, tiles_y, region_launch)
-                       if self.launch_shape(launches[i][0]) == shape]
+            shape_of = [(self.launch_shape(launches[i][0])[0], splits)
+                        for i, splits in zip(region_launch, region_splits)]
+            for shape in sorted(set(shape_of)):
+                own = [(reg, y) for reg, y, s in
+                       zip(regions, tiles_y, shape_of) if s == shape]
                 _, mcode, mside, _ = self.naive(n, k, *shape)
                 try:
                     nkernel = self.load(mcode, mside)

@@ -23,12 +23,21 @@ def test_version_and_kernels():
     assert sorted(k["entry"] for k in ks if k["x_scale_layout"] != "row_major"
                   or k["w_scale_layout"] != "row_major") == variants
     ks = [k for k in ks if k["entry"] not in variants]
-    # The qualified entry of each family serves the whole bucket
-    # 8193..16384, and one entry per other M bucket (nine buckets).
+    # The qualified entry of each family serves the bucket 8193..16384, or
+    # part of it with <family>_m<lo>_<hi> entries for the rest (two for
+    # shared_gate_up: tail splits at both ends), and one entry per other M
+    # bucket (nine buckets).
     tuned = [k for k in ks if k["entry"] in families]
     assert sorted(k["entry"] for k in tuned) == sorted(families)
-    assert all(k["m_range"] == (8193, 16384) for k in tuned)
-    assert len(ks) == 9 * len(families)
+    split = {t["entry"]: sorted(
+        k["m_range"] for k in ks if k["entry"] == t["entry"] or (
+            k["entry"].startswith(t["entry"] + "_m") and
+            8193 <= k["m_range"][0] and k["m_range"][1] <= 16384))
+        for t in tuned}
+    assert all(r[0][0] == 8193 and r[-1][1] == 16384 for r in split.values())
+    assert {e: len(r) for e, r in split.items() if len(r) > 1} == \
+        {"shared_gate_up": 3}
+    assert len(ks) == 9 * len(families) + 2
     for t in tuned:
         ranges = sorted(k["m_range"] for k in ks
                         if (k["n"], k["k"]) == (t["n"], t["k"]))

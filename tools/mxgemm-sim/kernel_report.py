@@ -25,9 +25,13 @@ from mxgemm.cases import read_cases  # noqa: E402
 
 
 def k_loop(loops):
-    """The loop with the most MFMAs (the K loop); None without MFMA loops."""
-    loops = [l for l in loops if l["mfma"] > 0]
-    return max(loops, key=lambda l: (l["mfma"], l["instructions"])) if loops else None
+    """The innermost loop with the most MFMAs (the K loop), the first in
+    the code of equals: a tail split has two K loops, its whole tiles'
+    first, then its segments', and its branches make outer cycles around
+    both. None without MFMA loops."""
+    inner = [l for l in loops if l["mfma"] > 0 and l.get("innermost")]
+    loops = inner or [l for l in loops if l["mfma"] > 0]
+    return max(loops, key=lambda l: (l["mfma"], -l["begin"])) if loops else None
 
 
 def main():

@@ -50,12 +50,24 @@ TEST(RuntimeFacade, PlansForEveryFamily) {
       // docs/Design.md section 4: 1-D grid of ceil(M / program tile) x N
       // tiles, over the first launch's rows when the entry splits rows
       // (then the tail's plan covers the rest with its own tiles).
+      // A tail split (docs/Runtime.md, "Split-K kernels") adds k_splits - 1
+      // workgroups per tile of its last, partly filled round of 256.
       const int64_t rows = firstRows ? firstRows : m;
       EXPECT_EQ(plan.block_y, 1u);
       EXPECT_EQ(plan.block_x % 64, 0u);
-      EXPECT_EQ(plan.grid_x,
-                uint32_t((rows + plan.program_tile_m - 1) /
-                         plan.program_tile_m * (info.n / plan.tile_n)));
+      const int64_t tiles = (rows + plan.program_tile_m - 1) /
+                            plan.program_tile_m * (info.n / plan.tile_n);
+      if (std::strstr(info.config, "tail_split = true")) {
+        EXPECT_EQ(plan.grid_y, 1u);
+        EXPECT_EQ(plan.tail_tiles, uint32_t(tiles % 256));
+        EXPECT_EQ(plan.reduction_grid_x, plan.tail_tiles * plan.k_splits);
+        EXPECT_EQ(plan.grid_x, uint32_t(tiles + int64_t(plan.tail_tiles) *
+                                                    (plan.k_splits - 1)));
+      } else {
+        EXPECT_EQ(plan.k_splits, plan.grid_y);
+        EXPECT_EQ(plan.reduction_grid_x, plan.k_splits > 1 ? plan.grid_x : 0);
+        EXPECT_EQ(plan.grid_x, uint32_t(tiles));
+      }
       if (firstRows) {
         EXPECT_GT(firstRows, 0);
         EXPECT_LT(firstRows, m);
