@@ -56,8 +56,21 @@ SmallVector<WaveMmaOp> loopMmas(scf::ForOp loop) {
 /// own K tile: a static K that is a multiple of tile_k, the MMA at the
 /// loop's K offset, and everything but K loop-invariant (the loads go
 /// before the loop and into earlier K tiles).
-bool scalesLoadableAhead(scf::ForOp loop, WaveMmaOp mma) {
-  if (!mma.getK() || mma.getKSize() || mma.getK0() != loop.getInductionVar() ||
+/// The loop-invariant K origin of `mma`'s K offset origin + iv (a split-K
+/// segment's: its whole K tiles from there), or null.
+Value kOriginOf(scf::ForOp loop, WaveMmaOp mma) {
+  auto add = mma.getK0().getDefiningOp<arith::AddIOp>();
+  if (!add || add.getRhs() != loop.getInductionVar() ||
+      !loop.isDefinedOutsideOfLoop(add.getLhs()))
+    return Value();
+  return add.getLhs();
+}
+
+bool scalesLoadableAhead(scf::ForOp loop, WaveMmaOp mma,
+                         bool withOrigin = false) {
+  if (!mma.getK() || mma.getKSize() ||
+      (mma.getK0() != loop.getInductionVar() &&
+       !(withOrigin && kOriginOf(loop, mma))) ||
       int64_t(*mma.getK()) % int64_t(mma.getTileK()) != 0)
     return false;
   return llvm::all_of(std::initializer_list<Value>{mma.getRow0(), mma.getCol0(),
@@ -176,7 +189,7 @@ bool canPrefetchXScales(scf::ForOp loop, WaveMmaOp mma) {
   // One K tile of 128 is one dword per row (load_wave_scales' 4 bytes).
   return mma.getPingpongRefills() && !mma.getXScalesNative() &&
          !mma.getXScaleWords() && mma.getTileK() == 128 &&
-         scalesLoadableAhead(loop, mma);
+         scalesLoadableAhead(loop, mma, /*withOrigin=*/true);
 }
 
 /// Whether the W scales come ahead with the X scales: 32x32-block ones,
@@ -191,11 +204,16 @@ bool canPrefetchWScales(WaveMmaOp mma) {
 
 FailureOr<scf::ForOp> prefetchScales(scf::ForOp loop, WaveMmaOp mma) {
   const bool withW = canPrefetchWScales(mma);
+  // A split-K segment's K offsets start at its origin.
+  Value origin = kOriginOf(loop, mma);
+  auto fromOrigin = [&](OpBuilder &b, Value k) -> Value {
+    return origin ? arith::AddIOp::create(b, loop.getLoc(), origin, k) : k;
+  };
   OpBuilder pre(loop);
-  LoadWaveScalesOp initial =
-      loadScales(pre, mma, loop.getLowerBound(), /*span=*/1, withW);
+  LoadWaveScalesOp initial = loadScales(
+      pre, mma, fromOrigin(pre, loop.getLowerBound()), /*span=*/1, withW);
   OpBuilder b(mma);
-  Value nextK = nextKTile(b, loop);
+  Value nextK = fromOrigin(b, nextKTile(b, loop));
   // After the copies that follow the MMA (the X copies of its second turn).
   Operation *last = mma;
   while (isa_and_nonnull<CopyToLdsOp>(last->getNextNode()))

@@ -144,6 +144,40 @@ func.func @two_slot_x_scales(%x: memref<?x512xf8E4M3FN>,
 
 // -----
 
+// A split-K segment (k_splits = 2, K = 1024: two segments of 4 K tiles)
+// reads its K tiles from a loop-invariant origin (segment x 512): its
+// scales come ahead too, the first K tile's at the origin before the loop,
+// the next one's at the origin plus the K offset clamped to the segment's
+// last K tile (384). (The segments of a tail split likewise.)
+// CHECK-LABEL: gpu.func @two_slot_segment_scales
+// CHECK: %[[ORIGIN:.+]] = arith.muli %block_id_y, %c512
+// CHECK: %[[K0:.+]] = arith.addi %[[ORIGIN]], %c0 : index
+// CHECK-NEXT: mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[K0]], %{{.+}}] {{{.*}}span = 1 : i64
+// CHECK: scf.for
+// CHECK: scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(
+// CHECK: %[[MMA_K:.+]] = arith.addi %[[ORIGIN]], %[[K]]
+// CHECK: %[[NEXT:.+]] = arith.minui %{{[0-9]+}}, %{{[0-9]+}} : index
+// CHECK-NEXT: %[[NEXT_K:.+]] = arith.addi %[[ORIGIN]], %[[NEXT]]
+// CHECK-NEXT: mxgemm.wave_mma {{.+}}[%{{.+}}, %{{.+}}, %[[MMA_K]], %{{.+}}] {{.*}}x_scale_words(
+// CHECK: mxgemm.load_wave_scales %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %[[NEXT_K]], %{{.+}}]
+func.func @two_slot_segment_scales(%x: memref<?x1024xf8E4M3FN>,
+                                   %xs: memref<?x32xf8E8M0FNU>,
+                                   %w: memref<128x1024xf8E4M3FN>,
+                                   %ws: memref<4x32xf8E8M0FNU>,
+                                   %y: memref<?x128xf32>) {
+  mxgemm.scaled_matmul %x, %xs, %w, %ws into %y
+      {config = #mxgemm.config<tile_m = 128, tile_n = 128, tile_k = 128,
+                               waves_m = 4, waves_n = 2, mfma = m32n32k64,
+                               stage_x = lds_async, stage_w = lds_async,
+                               stages = 2, schedule = pingpong, k_splits = 2>,
+       w_scale = #mxgemm.w_scale<block32x32>}
+      : memref<?x1024xf8E4M3FN>, memref<?x32xf8E8M0FNU>,
+        memref<128x1024xf8E4M3FN>, memref<4x32xf8E8M0FNU> into memref<?x128xf32>
+  return
+}
+
+// -----
+
 // Per-row W scales differ from lane to lane (vector loads): they stay in
 // the MMA, only the X scales come ahead.
 // CHECK-LABEL: gpu.func @two_slot_per_row_w_scales
