@@ -278,6 +278,8 @@ def MXGemmUnrollK : Pass<"mxgemm-unroll-k"> {
     t + 1 (`w_scale_words`): wave-uniform, they are scalar loads into
     SGPRs, which neither occupy the vector-memory queue of the second
     memory phase nor leave a vector load for the first one to wait for.
+    A split-K segment's loop, whose MMA reads K tile origin + k (a
+    loop-invariant origin), loads them from origin + k the same way.
 
     A two-slot loop with a static trip count of two or more, outside a
     persistent kernel's tile walk, then has its first K tile peeled
