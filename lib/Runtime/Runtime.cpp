@@ -796,19 +796,19 @@ mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
   grid.groupN = plan->group_n;
   grid.xcdRemap = plan->xcd_remap != 0;
   grid.numXcds = ::mxgemm::target::kGFX950.numXcds;
-  if (auto error = grid.validate())
-    return fail(MXGEMM_STATUS_INVALID_ARGUMENT, "plan: " + *error);
   // A tail split (k_splits > 1 on a 1-D grid): grid_x is the whole tiles,
   // then k_splits workgroups per tail tile, the whole tiles a multiple of
   // the round (the target's CUs) and fewer tail tiles than a round.
-  int64_t tiles = plan->grid_x;
   if (plan->k_splits > 1 && plan->grid_y == 1) {
     grid.kSplits = plan->k_splits;
     grid.tailSplit = true;
     grid.roundWorkgroups = ::mxgemm::target::kGFX950.numCus;
+  }
+  if (auto error = grid.validate())
+    return fail(MXGEMM_STATUS_INVALID_ARGUMENT, "plan: " + *error);
+  int64_t tiles = plan->grid_x;
+  if (grid.tailSplit) {
     const int64_t split = int64_t(plan->tail_tiles) * plan->k_splits;
-    if (auto error = grid.validate())
-      return fail(MXGEMM_STATUS_INVALID_ARGUMENT, "plan: " + *error);
     if (split > int64_t(plan->grid_x) ||
         (plan->grid_x - split) % grid.roundWorkgroups != 0 ||
         plan->tail_tiles >= uint64_t(grid.roundWorkgroups))

@@ -939,6 +939,24 @@ def _tail_of(p):
         else None
 
 
+def _tail_split_ids(ids, grid, tail):
+    """The workgroup ids a tail split adds to listed `ids` of its first
+    launch's `grid` (x workgroups), `tail` its (tail tiles, k_splits) from
+    _tail_of (docs/Design.md "Tail split"): tail tile j's segments are
+    W + j + s * R of the first launch and its reduction j + s * R of the
+    second (W whole tiles, R tail tiles), and every listed id below R *
+    k_splits runs that reduction in the second launch, so tile j runs
+    whole."""
+    if not tail or not tail[0]:
+        return set()
+    r, splits = tail
+    whole = grid - r * splits
+    tiles = {(g - whole) % r for g in ids if g >= whole} | \
+        {g % r for g in ids if g < r * splits}
+    return {t + s * r + base for t in tiles for s in range(splits)
+            for base in (0, whole)}
+
+
 def _workgroup_list(workgroups, grid, segments=1, more=(), tail=None):
     """MXGEMM_EMU_WORKGROUPS for the facade: every id an integer of the
     grid's x (the facade would run workgroup 0 for anything else), each
@@ -946,11 +964,8 @@ def _workgroup_list(workgroups, grid, segments=1, more=(), tail=None):
     would be partial. `more`: the (grid x, segments) of a row split's other
     launch; an id then needs to lie in one of the grids, and runs in each
     launch whose grid holds it. `tail`: a tail split's (tail tiles,
-    k_splits) (docs/Design.md "Tail split"): tail tile j's segments are
-    W + j + s * R of the first launch and its reduction j + s * R of the
-    second (W whole tiles, R tail tiles), and every listed id below R *
-    k_splits runs that reduction in the second launch, so tile j runs
-    whole."""
+    k_splits), whose segments and reductions are listed too
+    (_tail_split_ids)."""
     if isinstance(workgroups, (str, bytes)) or not hasattr(workgroups,
                                                            "__iter__"):
         raise InvalidArgument("INVALID_ARGUMENT", "workgroups must be a "
@@ -962,13 +977,7 @@ def _workgroup_list(workgroups, grid, segments=1, more=(), tail=None):
         raise InvalidArgument("INVALID_ARGUMENT", "workgroups is empty")
     listed = {g + s * gx for gx, segs in grids for g in ids if g < gx
               for s in range(segs)}
-    if tail and tail[0]:
-        r, splits = tail
-        whole = grid - r * splits
-        tiles = {(g - whole) % r for g in listed if g >= whole} | \
-            {g % r for g in listed if g < r * splits}
-        listed |= {t + s * r + base for t in tiles for s in range(splits)
-                   for base in (0, whole)}
+    listed |= _tail_split_ids(listed, grid, tail)
     return ",".join(str(g) for g in sorted(listed))
 
 

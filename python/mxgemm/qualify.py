@@ -218,27 +218,15 @@ class Qualifier:
         return config["mfma"], config.get("k_splits", 1)
 
     @staticmethod
-    def is_tail_split(plan):
-        """A tail split (docs/Design.md "Tail split"): K segments on a 1-D
-        grid, only in the plan's tail_tiles."""
-        return plan.k_splits > 1 and plan.grid[1] == 1
-
-    def tail_origins(self, plan):
-        """Origins of the tiles a tail split splits in K (workgroups W ..
-        W + R - 1 of its first launch); empty for other plans."""
-        if not self.is_tail_split(plan):
+    @staticmethod
+    def tail_origins(plan, tiles):
+        """Origins of the tiles a tail split (docs/Design.md "Tail split")
+        splits in K: those of its first launch's workgroups W .. W + R - 1,
+        `tiles` being tiles_of(plan); empty for other plans."""
+        if mx._tail_of(plan) is None:
             return set()
         whole = plan.grid[0] - plan.tail_tiles * plan.k_splits
-        return {mx.workgroup_tile(plan, g)
-                for g in range(whole, whole + plan.tail_tiles)}
-
-    def segments_of(self, plan, tile):
-        """K segments of output tile `tile` (its origin in the launch's
-        rows) under `plan`."""
-        splits = self.launch_shape(plan)[1]
-        if self.is_tail_split(plan) and tile not in self.tail_origins(plan):
-            return 1
-        return splits
+        return set(tiles[whole:whole + plan.tail_tiles])
 
     # -- workgroup selection ---------------------------------------------------
     @staticmethod
@@ -254,14 +242,7 @@ class Qualifier:
         them too."""
         gx, gy = plan.grid[0], plan.grid[1]
         ids = {g + s * gx for g in chosen for s in range(gy)}
-        if self.is_tail_split(plan) and plan.tail_tiles:
-            r, splits = plan.tail_tiles, plan.k_splits
-            whole = gx - r * splits
-            tiles = {(g - whole) % r for g in ids if g >= whole} | \
-                {g % r for g in ids if g < r * splits}
-            ids |= {t + s * r + base for t in tiles for s in range(splits)
-                    for base in (0, whole)}
-        return ids
+        return ids | mx._tail_split_ids(ids, gx, mx._tail_of(plan))
 
     def sample(self, tiles, m, seed, count):
         grid = len(tiles)
@@ -325,16 +306,17 @@ class Qualifier:
             rec["row_split"] = {"first_rows": first, "entry": tail.entry,
                                 "kernel": tail.kernel, "config": tail.config,
                                 "k_step": tail.k_step}
-        chosen, kinds, tiles_of = [], {}, []
+        chosen, kinds, tiles_of, tails_of = [], {}, [], []
         for i, (lp, row0, rows) in enumerate(launches):
             tiles = [(r + row0, c) for r, c in self.tiles_of(lp)]
             tiles_of.append(tiles)
+            tails = self.tail_origins(lp, tiles)
+            tails_of.append(tails)
             # The grid maps onto every output tile of its rows exactly once
             # (a tail split's tail tiles once per K segment).
             every = {(r, c) for r in range(row0, row0 + rows,
                                            lp.program_tile_m)
                      for c in range(0, n, lp.tile_n)}
-            tails = {(r + row0, c) for r, c in self.tail_origins(lp)}
             counts = collections.Counter(tiles)
             if set(tiles) != every or any(
                     count != (lp.k_splits if tile in tails else 1)
@@ -372,7 +354,11 @@ class Qualifier:
                 regions.append((r0, min(r0 + lp.program_tile_m, row0 + rows),
                                 c0, min(c0 + lp.tile_n, n)))
                 region_launch.append(i)
-                region_splits.append(self.segments_of(lp, (r0 - row0, c0)))
+                # A tail split's whole tiles are one K segment.
+                region_splits.append(
+                    self.launch_shape(lp)[1]
+                    if mx._tail_of(lp) is None or (r0, c0) in tails_of[i]
+                    else 1)
         rec["m_edge_covered"] = any(r1 == m for _, r1, _, _ in regions)
         if not rec["m_edge_covered"]:
             fail.append("M edge not covered")

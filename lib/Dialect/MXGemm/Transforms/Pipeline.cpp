@@ -163,18 +163,8 @@ FailureOr<int64_t> pipelineLoop(scf::ForOp loop, int64_t stages,
   // A split-K segment starts its copies at a loop-invariant K origin:
   // K0 = origin + iv.
   Value kOrigin;
-  auto originOf = [&](Value k0) -> FailureOr<Value> {
-    if (k0 == loop.getInductionVar())
-      return Value();
-    auto add = k0.getDefiningOp<arith::AddIOp>();
-    if (!add || add->getBlock() != loop.getBody() ||
-        add.getRhs() != loop.getInductionVar() ||
-        !loop.isDefinedOutsideOfLoop(add.getLhs()))
-      return failure();
-    return add.getLhs();
-  };
   for (CopyToLdsOp c : copies) {
-    FailureOr<Value> origin = originOf(c.getK0());
+    FailureOr<Value> origin = kOriginIn(loop, c.getK0());
     if (c.getStage() != stage || failed(origin) ||
         (c != copies.front() && *origin != kOrigin))
       return c.emitOpError("copies of one K tile must share the slot and "

@@ -133,8 +133,7 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel, StagingSummary &summary) {
     auto idx = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    auto splitTile = [&](Value start,
-                         int64_t tile) -> std::pair<Value, Value> {
+    auto splitTile = [&](Value start, int64_t tile) -> std::pair<Value, Value> {
       Value inTile = arith::RemUIOp::create(b, loc, start, idx(tile));
       Value base = arith::SubIOp::create(b, loc, start, inTile);
       return {base, inTile};
@@ -160,8 +159,7 @@ LogicalResult stageKernel(gpu::GPUFuncOp kernel, StagingSummary &summary) {
     Value xView, wView;
     if (stageX) {
       auto [base, waveRow] = xSplit;
-      copy(mma.getX(), xRing, base, mma.getM(), progTileM,
-           config.getStageX());
+      copy(mma.getX(), xRing, base, mma.getM(), progTileM, config.getStageX());
       xView = waveView(b, loc, xRing, stage, waveRow, mma.getWaveM(), tileK);
     }
     if (stageW) {

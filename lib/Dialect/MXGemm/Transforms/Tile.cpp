@@ -357,14 +357,14 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     return arith::AddIOp::create(b, loc, lhs, rhs);
   };
   auto programTile = [&](Value tileIndex) {
-    return ProgramTileOp::create(
-        b, loc, b.getIndexType(), b.getIndexType(), tileIndex, numTilesM,
-        numTilesNSize,
-        numTilesNSize ? IntegerAttr() : b.getI64IntegerAttr(numTilesN),
-        b.getI64IntegerAttr(config.getGroupM()),
-        b.getI64IntegerAttr(config.getGroupN()),
-        b.getBoolAttr(config.getXcdRemap()),
-        b.getI64IntegerAttr(target->numXcds));
+    return ProgramTileOp::create(b, loc, b.getIndexType(), b.getIndexType(),
+                                 tileIndex, numTilesM, numTilesNSize,
+                                 numTilesNSize ? IntegerAttr()
+                                               : b.getI64IntegerAttr(numTilesN),
+                                 b.getI64IntegerAttr(config.getGroupM()),
+                                 b.getI64IntegerAttr(config.getGroupN()),
+                                 b.getBoolAttr(config.getXcdRemap()),
+                                 b.getI64IntegerAttr(target->numXcds));
   };
   auto waveOrigin = [&](ProgramTileOp t) -> std::pair<Value, Value> {
     return {affine2(t.getTileMIndex(), progTileM, waveRow, waveM),
@@ -454,14 +454,12 @@ LogicalResult MXGemmTilePass::tileProblem(ModuleOp module, ScaledMatmulOp op) {
     Value tailCol0 = arith::MulIOp::create(b, loc, waveCol, cst(waveN));
     Value tailRows =
         arith::MulIOp::create(b, loc, tailTiles, cst(splits * progTileM));
-    StoreTileOp::create(b, loc,
-                        buildKLoop(cst(loopK), segmentOrigin, tailRow, tailCol),
-                        body.getArgument(6), tailRow0, tailCol0, tailRows,
-                        Value(), Value(),
-                        /*staging=*/Value(),
-                        MfmaShapeAttr::get(ctx, config.getMfma()),
-                        b.getI64IntegerAttr(waveM), b.getI64IntegerAttr(waveN),
-                        b.getI64IntegerAttr(config.getTileN()));
+    StoreTileOp::create(
+        b, loc, buildKLoop(cst(loopK), segmentOrigin, tailRow, tailCol),
+        body.getArgument(6), tailRow0, tailCol0, tailRows, Value(), Value(),
+        /*staging=*/Value(), MfmaShapeAttr::get(ctx, config.getMfma()),
+        b.getI64IntegerAttr(waveM), b.getI64IntegerAttr(waveN),
+        b.getI64IntegerAttr(config.getTileN()));
     b.setInsertionPointToStart(units.thenBlock());
     std::tie(row0, col0) = waveOrigin(programTile(wholePid));
     outRow0 = row0;

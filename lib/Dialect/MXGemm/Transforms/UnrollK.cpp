@@ -54,23 +54,14 @@ SmallVector<WaveMmaOp> loopMmas(scf::ForOp loop) {
 
 /// True if `mma`'s scales can come from a load_wave_scales outside its
 /// own K tile: a static K that is a multiple of tile_k, the MMA at the
-/// loop's K offset, and everything but K loop-invariant (the loads go
-/// before the loop and into earlier K tiles).
-/// The loop-invariant K origin of `mma`'s K offset origin + iv (a split-K
-/// segment's: its whole K tiles from there), or null.
-Value kOriginOf(scf::ForOp loop, WaveMmaOp mma) {
-  auto add = mma.getK0().getDefiningOp<arith::AddIOp>();
-  if (!add || add.getRhs() != loop.getInductionVar() ||
-      !loop.isDefinedOutsideOfLoop(add.getLhs()))
-    return Value();
-  return add.getLhs();
-}
-
+/// loop's K offset (`withOrigin`: or at a loop-invariant origin plus it,
+/// kOriginIn), and everything but K loop-invariant (the loads go before
+/// the loop and into earlier K tiles).
 bool scalesLoadableAhead(scf::ForOp loop, WaveMmaOp mma,
                          bool withOrigin = false) {
-  if (!mma.getK() || mma.getKSize() ||
-      (mma.getK0() != loop.getInductionVar() &&
-       !(withOrigin && kOriginOf(loop, mma))) ||
+  FailureOr<Value> origin = kOriginIn(loop, mma.getK0());
+  if (!mma.getK() || mma.getKSize() || failed(origin) ||
+      (*origin && !withOrigin) ||
       int64_t(*mma.getK()) % int64_t(mma.getTileK()) != 0)
     return false;
   return llvm::all_of(std::initializer_list<Value>{mma.getRow0(), mma.getCol0(),
@@ -204,8 +195,9 @@ bool canPrefetchWScales(WaveMmaOp mma) {
 
 FailureOr<scf::ForOp> prefetchScales(scf::ForOp loop, WaveMmaOp mma) {
   const bool withW = canPrefetchWScales(mma);
-  // A split-K segment's K offsets start at its origin.
-  Value origin = kOriginOf(loop, mma);
+  // A split-K segment's K offsets start at its origin (canPrefetchXScales
+  // checked its form).
+  Value origin = *kOriginIn(loop, mma.getK0());
   auto fromOrigin = [&](OpBuilder &b, Value k) -> Value {
     return origin ? arith::AddIOp::create(b, loop.getLoc(), origin, k) : k;
   };

@@ -28,6 +28,21 @@ constexpr llvm::StringLiteral kTileWalkAttrName = "mxgemm.tile_walk";
 inline bool isTileWalk(Operation *op) {
   return op && op->hasAttr(kTileWalkAttrName);
 }
+
+/// Where a K offset `k0` used in K loop `loop` starts: null for the loop's
+/// induction variable, the origin for `origin + iv` (a split-K segment's
+/// K tiles: the add in the loop's body, the origin loop-invariant),
+/// failure for anything else.
+inline FailureOr<Value> kOriginIn(scf::ForOp loop, Value k0) {
+  if (k0 == loop.getInductionVar())
+    return Value();
+  auto add = k0.getDefiningOp<arith::AddIOp>();
+  if (!add || add->getBlock() != loop.getBody() ||
+      add.getRhs() != loop.getInductionVar() ||
+      !loop.isDefinedOutsideOfLoop(add.getLhs()))
+    return failure();
+  return add.getLhs();
+}
 /// Marks a K loop that mxgemm-prefetch-registers pipelined and unrolled:
 /// its body is copies of (next tiles' loads, this tile's MFMAs), which
 /// mxgemm-schedule-mfma keeps in that order copy by copy.
