@@ -26,6 +26,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -776,73 +777,98 @@ const char *mxgemm_kernel_descriptor(size_t index) {
   return entries[index].descriptorJson.c_str();
 }
 
+namespace {
+
+/// The tile grid and launches a caller's plan describes, every field checked
+/// (mxgemm_plan_workgroup_tile and mxgemm_plan_workgroup_closure).
+struct PlanGrid {
+  contract::TileGrid grid;
+  int64_t rows = 0;       // rows the grid covers, clipped to a kernel's M
+  uint64_t flatIds = 0;   // workgroups of the first launch (grid_x x grid_y)
+  uint64_t wholeIds = 0;  // a tail split's whole tiles, else grid_x
+  uint64_t tailTiles = 0; // a tail split's split tiles, else 0
+};
+
+std::optional<std::string> checkPlanGrid(const mxgemm_plan &plan,
+                                         PlanGrid &out) {
+  if (plan.status != MXGEMM_STATUS_OK)
+    return std::string("its status is not MXGEMM_STATUS_OK (it describes no "
+                       "launch)");
+  // The same mapping the compiler emits (Contract/TileGrouping.h).
+  contract::TileGrid &grid = out.grid;
+  grid.programTileM = plan.program_tile_m;
+  grid.tileN = plan.tile_n;
+  grid.numTilesN = plan.num_tiles_n;
+  grid.groupM = plan.group_m;
+  grid.groupN = plan.group_n;
+  grid.xcdRemap = plan.xcd_remap != 0;
+  grid.numXcds = ::mxgemm::target::kGFX950.numXcds;
+  // A tail split (k_splits > 1 on a 1-D grid): grid_x is the whole tiles,
+  // then k_splits workgroups per tail tile, the whole tiles a multiple of
+  // the round (the target's CUs) and fewer tail tiles than a round; the
+  // second launch has a workgroup per tail tile and segment.
+  if (plan.k_splits > 1 && plan.grid_y == 1) {
+    grid.kSplits = plan.k_splits;
+    grid.tailSplit = true;
+    grid.roundWorkgroups = ::mxgemm::target::kGFX950.numCus;
+  }
+  if (auto error = grid.validate())
+    return error;
+  int64_t tiles = plan.grid_x;
+  out.wholeIds = plan.grid_x;
+  if (grid.tailSplit) {
+    const int64_t split = int64_t(plan.tail_tiles) * plan.k_splits;
+    if (split > int64_t(plan.grid_x) ||
+        (plan.grid_x - split) % grid.roundWorkgroups != 0 ||
+        plan.tail_tiles >= uint64_t(grid.roundWorkgroups))
+      return "grid_x (" + std::to_string(plan.grid_x) +
+             ") is not whole rounds of " +
+             std::to_string(grid.roundWorkgroups) +
+             " workgroups plus k_splits (" + std::to_string(plan.k_splits) +
+             ") per tail tile (tail_tiles = " +
+             std::to_string(plan.tail_tiles) + ")";
+    if (plan.reduction_grid_x != uint64_t(split))
+      return "reduction_grid_x (" + std::to_string(plan.reduction_grid_x) +
+             ") is not tail_tiles x k_splits (" + std::to_string(split) + ")";
+    tiles = plan.grid_x - split + plan.tail_tiles;
+    out.wholeIds = uint64_t(plan.grid_x - split);
+    out.tailTiles = plan.tail_tiles;
+  }
+  // Any M in the last tile row gives the same mapping as the plan's M.
+  if (tiles == 0 || tiles % plan.num_tiles_n != 0)
+    return "grid_x (" + std::to_string(plan.grid_x) + ") " +
+           (grid.tailSplit
+                ? "describes " + std::to_string(tiles) + " tiles, not"
+                : "is not") +
+           " a positive multiple of num_tiles_n (" +
+           std::to_string(plan.num_tiles_n) + ")";
+  // validate() bounds program_tile_m by 4096 (at most 2^44 rows); checked
+  // anyway, as every size computed from a caller's plan.
+  int64_t rows;
+  if (__builtin_mul_overflow(int64_t(tiles / plan.num_tiles_n),
+                             int64_t(plan.program_tile_m), &rows) ||
+      rows > contract::kMaxM + int64_t(plan.program_tile_m) - 1)
+    return "grid_x describes " + std::to_string(rows) +
+           " rows, more than a kernel's i32 M (" +
+           std::to_string(contract::kMaxM) + ") needs";
+  out.rows = std::min<int64_t>(rows, contract::kMaxM);
+  // grid_x and grid_y are 32-bit: the product fits 64 bits.
+  out.flatIds = uint64_t(plan.grid_x) * std::max<uint32_t>(plan.grid_y, 1);
+  return std::nullopt;
+}
+
+} // namespace
+
 mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
                                          uint32_t workgroup, int64_t *row,
                                          int64_t *col) {
   if (!plan || !row || !col)
     return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
                 "plan, row and col must be non-NULL");
-  if (plan->status != MXGEMM_STATUS_OK)
-    return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
-                "plan: its status is not MXGEMM_STATUS_OK (it describes no "
-                "launch)");
-  // The same mapping the compiler emits (Contract/TileGrouping.h), with
-  // every field of the caller's plan checked first.
-  contract::TileGrid grid;
-  grid.programTileM = plan->program_tile_m;
-  grid.tileN = plan->tile_n;
-  grid.numTilesN = plan->num_tiles_n;
-  grid.groupM = plan->group_m;
-  grid.groupN = plan->group_n;
-  grid.xcdRemap = plan->xcd_remap != 0;
-  grid.numXcds = ::mxgemm::target::kGFX950.numXcds;
-  // A tail split (k_splits > 1 on a 1-D grid): grid_x is the whole tiles,
-  // then k_splits workgroups per tail tile, the whole tiles a multiple of
-  // the round (the target's CUs) and fewer tail tiles than a round.
-  if (plan->k_splits > 1 && plan->grid_y == 1) {
-    grid.kSplits = plan->k_splits;
-    grid.tailSplit = true;
-    grid.roundWorkgroups = ::mxgemm::target::kGFX950.numCus;
-  }
-  if (auto error = grid.validate())
+  PlanGrid pg;
+  if (auto error = checkPlanGrid(*plan, pg))
     return fail(MXGEMM_STATUS_INVALID_ARGUMENT, "plan: " + *error);
-  int64_t tiles = plan->grid_x;
-  if (grid.tailSplit) {
-    const int64_t split = int64_t(plan->tail_tiles) * plan->k_splits;
-    if (split > int64_t(plan->grid_x) ||
-        (plan->grid_x - split) % grid.roundWorkgroups != 0 ||
-        plan->tail_tiles >= uint64_t(grid.roundWorkgroups))
-      return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
-                  "plan: grid_x (" + std::to_string(plan->grid_x) +
-                      ") is not whole rounds of " +
-                      std::to_string(grid.roundWorkgroups) +
-                      " workgroups plus k_splits (" +
-                      std::to_string(plan->k_splits) +
-                      ") per tail tile (tail_tiles = " +
-                      std::to_string(plan->tail_tiles) + ")");
-    tiles = plan->grid_x - split + plan->tail_tiles;
-  }
-  // Any M in the last tile row gives the same mapping as the plan's M.
-  if (tiles == 0 || tiles % plan->num_tiles_n != 0)
-    return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
-                "plan: grid_x (" + std::to_string(plan->grid_x) + ") " +
-                    (grid.tailSplit
-                         ? "describes " + std::to_string(tiles) + " tiles, not"
-                         : "is not") +
-                    " a positive multiple of num_tiles_n (" +
-                    std::to_string(plan->num_tiles_n) + ")");
-  // validate() bounds program_tile_m by 4096 (at most 2^44 rows); checked
-  // anyway, as every size computed from a caller's plan.
-  int64_t rows;
-  if (__builtin_mul_overflow(int64_t(tiles / plan->num_tiles_n),
-                             int64_t(plan->program_tile_m), &rows) ||
-      rows > contract::kMaxM + int64_t(plan->program_tile_m) - 1)
-    return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
-                "plan: grid_x describes " + std::to_string(rows) +
-                    " rows, more than a kernel's i32 M (" +
-                    std::to_string(contract::kMaxM) + ") needs");
-  auto origin =
-      grid.tileOrigin(workgroup, std::min<int64_t>(rows, contract::kMaxM));
+  auto origin = pg.grid.tileOrigin(workgroup, pg.rows);
   if (!origin)
     return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
                 "workgroup " + std::to_string(workgroup) +
@@ -850,6 +876,94 @@ mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
                     std::to_string(plan->grid_x) + ")");
   *row = origin->first;
   *col = origin->second;
+  return MXGEMM_STATUS_OK;
+}
+
+mxgemm_status mxgemm_plan_workgroup_closure(const mxgemm_plan *const *plans,
+                                            size_t num_plans,
+                                            const uint64_t *ids, size_t num_ids,
+                                            uint64_t *out, size_t capacity,
+                                            size_t *count) {
+  if (!plans || !ids || !count || (capacity && !out))
+    return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
+                "plans, ids and count must be non-NULL, and out when "
+                "capacity > 0");
+  if (num_plans == 0 || num_plans > 2)
+    return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
+                "num_plans (" + std::to_string(num_plans) +
+                    ") must be 1, or 2 for a row split");
+  if (num_ids == 0)
+    return fail(MXGEMM_STATUS_INVALID_ARGUMENT, "num_ids is 0");
+  std::vector<std::pair<const mxgemm_plan *, PlanGrid>> launches;
+  for (size_t i = 0; i < num_plans; ++i) {
+    if (!plans[i])
+      return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
+                  "plans[" + std::to_string(i) + "] is NULL");
+    PlanGrid pg;
+    if (auto error = checkPlanGrid(*plans[i], pg))
+      return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
+                  "plans[" + std::to_string(i) + "]: " + *error);
+    launches.emplace_back(plans[i], pg);
+  }
+  // Every id a workgroup of some launch: a plan's first grid (x + y grid_x)
+  // or its second launch (a split-K reduction).
+  auto inSomeLaunch = [&](uint64_t id) {
+    for (auto &[plan, pg] : launches)
+      if (id < pg.flatIds || id < plan->reduction_grid_x)
+        return true;
+    return false;
+  };
+  std::set<uint64_t> listed;
+  std::vector<uint64_t> pending;
+  auto list = [&](uint64_t id) {
+    if (listed.insert(id).second)
+      pending.push_back(id);
+  };
+  for (size_t i = 0; i < num_ids; ++i) {
+    if (!inSomeLaunch(ids[i]))
+      return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
+                  "workgroup " + std::to_string(ids[i]) +
+                      " is in no launch of the plans");
+    list(ids[i]);
+  }
+  // An id runs in every launch whose grid holds it (the emulator's
+  // MXGEMM_EMU_WORKGROUPS); each tile it computes there needs all its
+  // workgroups: every K segment (grid y; the reduction has the same grid),
+  // and for a tail split's tail tile j its segments W + j + s R in the first
+  // launch and its reductions j + s R in the second (W whole tiles, R tail
+  // tiles, s < k_splits; docs/Design.md "Tail split").
+  while (!pending.empty()) {
+    const uint64_t id = pending.back();
+    pending.pop_back();
+    for (auto &[plan, pg] : launches) {
+      const uint64_t gx = plan->grid_x, splits = plan->k_splits;
+      auto listTailTile = [&](uint64_t j) {
+        for (uint64_t s = 0; s < splits; ++s) {
+          list(pg.wholeIds + j + s * pg.tailTiles);
+          list(j + s * pg.tailTiles);
+        }
+      };
+      if (id < pg.flatIds) {
+        const uint64_t x = id % gx;
+        if (pg.grid.tailSplit && x >= pg.wholeIds)
+          listTailTile((x - pg.wholeIds) % pg.tailTiles);
+        else
+          for (uint64_t y = 0; y < pg.flatIds / gx; ++y)
+            list(x + y * gx);
+      }
+      if (pg.grid.tailSplit && id < plan->reduction_grid_x)
+        listTailTile(id % pg.tailTiles);
+    }
+  }
+  *count = listed.size();
+  if (!out && capacity == 0)
+    return MXGEMM_STATUS_OK;
+  if (capacity < listed.size())
+    return fail(MXGEMM_STATUS_INVALID_ARGUMENT,
+                "capacity (" + std::to_string(capacity) +
+                    ") is less than the " + std::to_string(listed.size()) +
+                    " workgroups");
+  std::copy(listed.begin(), listed.end(), out);
   return MXGEMM_STATUS_OK;
 }
 

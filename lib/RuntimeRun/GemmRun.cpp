@@ -163,50 +163,33 @@ RunResult runtime::runGemm(mxgemm_context *ctx, const mxgemm_problem &problem,
       chosen.insert(options.sample ? uint32_t(rng() % gridX)
                                    : uint32_t(chosen.size() - 1));
   }
-  // The facade runs the listed workgroups in every launch: every K segment
-  // of a chosen tile is listed (grid y), and a listed id inside another
-  // launch's grid makes that launch's tile checked too, until nothing grows.
-  // A tail split's tail tile j has its segments at W + j + s x R in the
-  // first launch and its reduction at j + s x R in the second (W whole
-  // tiles, R tail tiles, s < k_splits; docs/Design.md "Tail split"), so a
-  // listed id below R x k_splits also runs a reduction of tile j = id mod R.
-  std::set<uint64_t> ids;
-  auto isTailSplit = [](const mxgemm_plan &pl) {
-    return pl.k_splits > 1 && pl.grid_y == 1;
-  };
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (Part &part : parts) {
-      const mxgemm_plan &pl = *part.plan;
-      const uint64_t tail = pl.tail_tiles,
-                     whole = pl.grid_x - tail * uint64_t(pl.k_splits);
-      for (uint32_t g : part.tiles) {
-        if (isTailSplit(pl) && g >= whole) {
-          const uint64_t j = (g - whole) % tail;
-          for (uint64_t seg = 0; seg < pl.k_splits; ++seg) {
-            grew |= ids.insert(whole + j + seg * tail).second;
-            grew |= ids.insert(j + seg * tail).second;
-          }
-          continue;
-        }
-        for (uint64_t seg = 0; seg < pl.grid_y; ++seg)
-          grew |= ids.insert(uint64_t(g) + seg * pl.grid_x).second;
-      }
-    }
-    for (Part &part : parts) {
-      const mxgemm_plan &pl = *part.plan;
-      for (uint64_t id : ids) {
-        if (id < uint64_t(pl.grid_x) * pl.grid_y)
-          grew |= part.tiles.insert(uint32_t(id % pl.grid_x)).second;
-        if (isTailSplit(pl) && id < pl.reduction_grid_x)
-          grew |= part.tiles
-                      .insert(uint32_t(pl.grid_x -
-                                       uint64_t(pl.tail_tiles) * pl.k_splits +
-                                       id % pl.tail_tiles))
-                      .second;
-      }
-    }
+  // The facade runs the listed workgroups in every launch whose grid holds
+  // them: the runtime closes the list over every workgroup that writes a
+  // tile they compute (K segments, a tail split's segments and reductions,
+  // the other launch of a row split), and a launch checks the tiles of the
+  // ids in its first grid.
+  std::vector<const mxgemm_plan *> plans;
+  std::vector<uint64_t> chosenIds;
+  for (Part &part : parts) {
+    plans.push_back(part.plan);
+    chosenIds.insert(chosenIds.end(), part.tiles.begin(), part.tiles.end());
   }
+  size_t numIds = 0;
+  if (!ok(mxgemm_plan_workgroup_closure(plans.data(), plans.size(),
+                                        chosenIds.data(), chosenIds.size(),
+                                        nullptr, 0, &numIds),
+          "mxgemm_plan_workgroup_closure"))
+    return r;
+  std::vector<uint64_t> ids(numIds);
+  if (!ok(mxgemm_plan_workgroup_closure(plans.data(), plans.size(),
+                                        chosenIds.data(), chosenIds.size(),
+                                        ids.data(), ids.size(), &numIds),
+          "mxgemm_plan_workgroup_closure"))
+    return r;
+  for (Part &part : parts)
+    for (uint64_t id : ids)
+      if (id < uint64_t(part.plan->grid_x) * part.plan->grid_y)
+        part.tiles.insert(uint32_t(id % part.plan->grid_x));
   std::string list;
   for (uint64_t id : ids)
     list += (list.empty() ? "" : ",") + std::to_string(id);

@@ -15,8 +15,9 @@ Bindings of the project's C libraries, never a second implementation:
 - pack_scales(scales, layout) / scale_bytes(layout, rows, k): scales in the
   MFMA-native layouts of kernels with x_scale_layout / w_scale_layout
   (mxgemm_pack_scales, mxgemm_scale_bytes);
-- kernels(), kernel_descriptor(entry), workgroup_tile(plan, wg): the
-  embedded kernels, their descriptors and the runtime's tile mapping;
+- kernels(), kernel_descriptor(entry), workgroup_tile(plan, wg),
+  workgroup_closure(plans, wgs): the embedded kernels, their descriptors,
+  the runtime's tile mapping and the workgroups a part of a grid needs;
 - compile(...): runs mxgemm-compile, returns (code object, descriptor);
   without a config the compiler chooses (its M hint is `m=`);
 - choose_config(...): that choice alone, from the compiler C API
@@ -44,7 +45,7 @@ from ._api import (CompileError, Context, HipError, IntegerOverflow,
                    kernel_code_object, kernel_descriptor, kernels,
                    pack_scales, pack_weight_panels, pack_weights, plan,
                    quantize_device, row_split, scale_bytes, version,
-                   workgroup_tile)
+                   workgroup_closure, workgroup_tile)
 from ._compiler import choose_config
 from ._numerics import (GemmOperands, bf16_to_float32, check_gemm,
                         decode_e8m0, decode_table, dequantize, encode_fp8,
@@ -57,6 +58,7 @@ __all__ = ["quantize_mx", "dequantize", "bf16_to_float32", "encode_fp8",
            "GemmOperands", "reference_gemm", "check_gemm", "plan", "row_split", "gemm",
            "compile", "choose_config", "find_compiler", "kernels", "kernel_descriptor",
            "kernel_code_object", "descriptor_plan", "workgroup_tile",
+           "workgroup_closure",
            "version", "pack_weights", "pack_scales", "scale_bytes",
            "quantize_device", "pack_weight_panels", "Plan", "Context",
            "LoadedKernel",

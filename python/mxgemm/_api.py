@@ -98,6 +98,12 @@ class Plan:
     def eligible(self):
         return self.status == "OK"
 
+    @property
+    def tail_split(self):
+        """A tail split (docs/Runtime.md, "Split-K kernels"): split K on a
+        1-D grid, only the last tail_tiles tiles in k_splits segments."""
+        return self.k_splits > 1 and self.grid[1] == 1
+
 
 _library = _rt.library
 
@@ -252,7 +258,7 @@ def _int(name, value, lo, hi, c_type="int64"):
                               f"integer, got {value!r}")
     v = int(value)
     c_lo, c_hi = {"int64": (-2**63, 2**63 - 1), "uint32": (0, 2**32 - 1),
-                  "size_t": (0, 2**64 - 1)}[c_type]
+                  "size_t": (0, 2**64 - 1), "uint64": (0, 2**64 - 1)}[c_type]
     if not c_lo <= v <= c_hi:
         raise IntegerOverflow("INVALID_ARGUMENT", f"{name} = {v} does not "
                               f"fit the C API's {c_type}")
@@ -466,10 +472,8 @@ class LoadedKernel:
         ptrs = [_int(name, v, 0, 2**64 - 1, "size_t") for name, v in
                 zip(("x", "xs", "w", "ws", "y"), (x, xs, w, ws, y))]
         if workgroups is not None:
-            planned = self.plan(m)
             os.environ["MXGEMM_EMU_WORKGROUPS"] = _workgroup_list(
-                workgroups, planned.grid[0], planned.grid[1],
-                tail=_tail_of(planned))
+                workgroups, [self.plan(m)])
         ps = _rt.PlanStruct()
         c = self.ctx
         try:
@@ -499,12 +503,11 @@ class LoadedKernel:
             pass
 
 
-def workgroup_tile(p, workgroup):
-    """(row, col) of the output tile computed by `workgroup` under plan p,
-    by the runtime's mapping (the one the kernel was compiled with)."""
+def _plan_struct(p):
+    """The C plan of an eligible Plan: the fields that describe its grid and
+    launches (what the runtime's mappings read, and check)."""
     if not p.eligible:
         raise InvalidArgument("INVALID_ARGUMENT", "the plan has no kernel")
-    workgroup = _int("workgroup", workgroup, 0, p.grid[0] - 1, "uint32")
     ps = _rt.PlanStruct()
     ps.status = 0
     for field, value in (("grid_x", p.grid[0]), ("grid_y", p.grid[1]),
@@ -517,17 +520,56 @@ def workgroup_tile(p, workgroup):
                          ("reduction_grid_x", p.reduction_grid_x)):
         setattr(ps, field, _int(f"plan.{field}", value, 0, 2**32 - 1,
                                 "uint32"))
+    return ps
+
+
+def _raise_status(lib, status, what):
+    raise _ERRORS.get(_rt.STATUS.get(status), MXGemmError)(
+        _rt.STATUS.get(status, str(status)),
+        f"{what}: {lib.mxgemm_last_error().decode()}")
+
+
+def workgroup_tile(p, workgroup):
+    """(row, col) of the output tile computed by `workgroup` under plan p,
+    by the runtime's mapping (the one the kernel was compiled with)."""
+    ps = _plan_struct(p)
+    workgroup = _int("workgroup", workgroup, 0, p.grid[0] - 1, "uint32")
     row, col = ctypes.c_int64(), ctypes.c_int64()
     lib = _library()
     status = lib.mxgemm_plan_workgroup_tile(ctypes.byref(ps), workgroup,
                                             ctypes.byref(row),
                                             ctypes.byref(col))
     if status != 0:
-        raise _ERRORS.get(_rt.STATUS.get(status), MXGemmError)(
-            _rt.STATUS.get(status, str(status)),
-            f"cannot map workgroup {workgroup}: "
-            f"{lib.mxgemm_last_error().decode()}")
+        _raise_status(lib, status, f"cannot map workgroup {workgroup}")
     return (row.value, col.value)
+
+
+def workgroup_closure(plans, workgroups):
+    """The workgroup ids (sorted) that a runner executing each listed id in
+    every launch of `plans` (one Plan, or the two of a row split) must run
+    so that the tiles of `workgroups` are complete: their K segments, a
+    tail split's segments and reductions, and the same for what the ids
+    compute in the other launches (mxgemm_plan_workgroup_closure)."""
+    structs = [_plan_struct(p) for p in plans]
+    ids = [_int("workgroup", g, 0, 2**64 - 1, "uint64") for g in workgroups]
+    if not ids:
+        raise InvalidArgument("INVALID_ARGUMENT", "workgroups is empty")
+    c_plans = (ctypes.POINTER(_rt.PlanStruct) * len(structs))(
+        *[ctypes.pointer(ps) for ps in structs])
+    c_ids = (ctypes.c_uint64 * len(ids))(*ids)
+    count = ctypes.c_size_t()
+    lib = _library()
+    status = lib.mxgemm_plan_workgroup_closure(c_plans, len(structs), c_ids,
+                                               len(ids), None, 0,
+                                               ctypes.byref(count))
+    out = (ctypes.c_uint64 * max(count.value, 1))()
+    if status == 0:
+        status = lib.mxgemm_plan_workgroup_closure(
+            c_plans, len(structs), c_ids, len(ids), out, count.value,
+            ctypes.byref(count))
+    if status != 0:
+        _raise_status(lib, status, "cannot close the workgroup list")
+    return list(out[:count.value])
 
 
 def _kernel_index(entry):
@@ -933,52 +975,17 @@ def quantize_device(x, fmt="e4m3", in_type=None, codes=None, scales=None,
     return codes, scales
 
 
-def _tail_of(p):
-    """(tail tiles, k_splits) of a tail split's plan, else None."""
-    return (p.tail_tiles, p.k_splits) if p.k_splits > 1 and p.grid[1] == 1 \
-        else None
-
-
-def _tail_split_ids(ids, grid, tail):
-    """The workgroup ids a tail split adds to listed `ids` of its first
-    launch's `grid` (x workgroups), `tail` its (tail tiles, k_splits) from
-    _tail_of (docs/Design.md "Tail split"): tail tile j's segments are
-    W + j + s * R of the first launch and its reduction j + s * R of the
-    second (W whole tiles, R tail tiles), and every listed id below R *
-    k_splits runs that reduction in the second launch, so tile j runs
-    whole."""
-    if not tail or not tail[0]:
-        return set()
-    r, splits = tail
-    whole = grid - r * splits
-    tiles = {(g - whole) % r for g in ids if g >= whole} | \
-        {g % r for g in ids if g < r * splits}
-    return {t + s * r + base for t in tiles for s in range(splits)
-            for base in (0, whole)}
-
-
-def _workgroup_list(workgroups, grid, segments=1, more=(), tail=None):
-    """MXGEMM_EMU_WORKGROUPS for the facade: every id an integer of the
-    grid's x (the facade would run workgroup 0 for anything else), each
-    with all its `segments` split-K workgroups (grid y), or the tile's sum
-    would be partial. `more`: the (grid x, segments) of a row split's other
-    launch; an id then needs to lie in one of the grids, and runs in each
-    launch whose grid holds it. `tail`: a tail split's (tail tiles,
-    k_splits), whose segments and reductions are listed too
-    (_tail_split_ids)."""
+def _workgroup_list(workgroups, plans):
+    """MXGEMM_EMU_WORKGROUPS for the facade: `workgroups` ids of the first
+    grid x of one of `plans` (one, or the two of a row split), closed over
+    every workgroup their tiles need (workgroup_closure)."""
     if isinstance(workgroups, (str, bytes)) or not hasattr(workgroups,
                                                            "__iter__"):
         raise InvalidArgument("INVALID_ARGUMENT", "workgroups must be a "
                               "list of workgroup ids")
-    grids = [(grid, segments)] + list(more)
-    top = max(g for g, _ in grids)
+    top = max(p.grid[0] for p in plans)
     ids = [_int("workgroup", g, 0, top - 1, "uint32") for g in workgroups]
-    if not ids:
-        raise InvalidArgument("INVALID_ARGUMENT", "workgroups is empty")
-    listed = {g + s * gx for gx, segs in grids for g in ids if g < gx
-              for s in range(segs)}
-    listed |= _tail_split_ids(listed, grid, tail)
-    return ",".join(str(g) for g in sorted(listed))
+    return ",".join(str(g) for g in workgroup_closure(plans, ids))
 
 
 def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
@@ -1111,9 +1118,8 @@ def gemm(x, xs, w, ws, out=None, x_format="e4m3", w_format="e4m3",
                                       ctypes.byref(first_plan),
                                       ctypes.byref(first), ctypes.byref(tail))
         os.environ["MXGEMM_EMU_WORKGROUPS"] = _workgroup_list(
-            workgroups, pre.grid[0], pre.grid[1],
-            [(tail.grid_x, tail.grid_y)] if first.value else [],
-            tail=_tail_of(pre))
+            workgroups, [_plan(first_plan), _plan(tail)] if first.value
+            else [pre])
     ps = _rt.PlanStruct()
     try:
         if device:

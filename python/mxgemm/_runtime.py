@@ -173,6 +173,10 @@ def _signatures():
         "mxgemm_descriptor_query": (I, [STR, P(Problem), P(PlanStruct)]),
         "mxgemm_plan_workgroup_tile": (I, [P(PlanStruct), ctypes.c_uint32,
                                            P(I64), P(I64)]),
+        # (plans, num_plans, ids, num_ids, out, capacity, count).
+        "mxgemm_plan_workgroup_closure": (I, [P(P(PlanStruct)), S,
+                                              P(ctypes.c_uint64), S,
+                                              P(ctypes.c_uint64), S, P(S)]),
         "mxgemm_device_alloc": (I, [V, S, P(V)]),
         "mxgemm_device_free": (I, [V, V]),
         "mxgemm_copy_to_device": (I, [V, V, V, S]),

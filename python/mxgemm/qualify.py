@@ -218,12 +218,11 @@ class Qualifier:
         return config["mfma"], config.get("k_splits", 1)
 
     @staticmethod
-    @staticmethod
     def tail_origins(plan, tiles):
         """Origins of the tiles a tail split (docs/Design.md "Tail split")
         splits in K: those of its first launch's workgroups W .. W + R - 1,
         `tiles` being tiles_of(plan); empty for other plans."""
-        if mx._tail_of(plan) is None:
+        if not plan.tail_split:
             return set()
         whole = plan.grid[0] - plan.tail_tiles * plan.k_splits
         return set(tiles[whole:whole + plan.tail_tiles])
@@ -232,17 +231,6 @@ class Qualifier:
     @staticmethod
     def tiles_of(plan):
         return [mx.workgroup_tile(plan, g) for g in range(plan.grid[0])]
-
-    def listed_ids(self, plan, chosen):
-        """The workgroup ids the facade runs for `chosen` (first-launch ids
-        of `plan`): every K segment of a chosen tile (grid y), and for a
-        tail split the segments W + j + s R and reductions j + s R of its
-        tail tile j (W whole tiles, R tail tiles); an id below R x k_splits
-        runs a reduction in the second launch, so its tile needs all of
-        them too."""
-        gx, gy = plan.grid[0], plan.grid[1]
-        ids = {g + s * gx for g in chosen for s in range(gy)}
-        return ids | mx._tail_split_ids(ids, gx, mx._tail_of(plan))
 
     def sample(self, tiles, m, seed, count):
         grid = len(tiles)
@@ -328,17 +316,13 @@ class Qualifier:
             chosen.append(set(wgs))
             kinds.update({(i, g): v for g, v in kind.items()})
         # The facade runs a listed workgroup in every launch whose grid
-        # holds it, with its split-K segments: close the lists over that.
-        grew = True
-        while grew:
-            grew = False
-            ids = set().union(*(self.listed_ids(lp, ch) for (lp, _, _), ch in
-                                zip(launches, chosen)))
-            for (lp, _, _), ch in zip(launches, chosen):
-                for g in ids:
-                    if g < lp.grid[0] * lp.grid[1] and g % lp.grid[0] not in ch:
-                        ch.add(g % lp.grid[0])
-                        grew = True
+        # holds it: the runtime closes the lists over every workgroup their
+        # tiles need, and each launch checks the tiles of its first grid.
+        ids = mx.workgroup_closure([lp for lp, _, _ in launches],
+                                   set().union(*chosen))
+        for (lp, _, _), ch in zip(launches, chosen):
+            ch.update(g % lp.grid[0] for g in ids
+                      if g < lp.grid[0] * lp.grid[1])
         wgs = sorted(set().union(*chosen))
         rec["workgroups"] = [
             dict({"id": g, "tile": list(tiles_of[i][g]),
@@ -357,7 +341,7 @@ class Qualifier:
                 # A tail split's whole tiles are one K segment.
                 region_splits.append(
                     self.launch_shape(lp)[1]
-                    if mx._tail_of(lp) is None or (r0, c0) in tails_of[i]
+                    if not lp.tail_split or (r0, c0) in tails_of[i]
                     else 1)
         rec["m_edge_covered"] = any(r1 == m for _, r1, _, _ in regions)
         if not rec["m_edge_covered"]:

@@ -120,6 +120,22 @@ def test_workgroup_tile_checks_the_plan_and_the_id():
         mxgemm.workgroup_tile(p, 0)
 
 
+def test_workgroup_closure_of_a_tail_split(ctx):
+    # shared_gate_up at M = 9199: 36 x 9 = 324 tiles of 256x256, W = 256
+    # whole tiles, R = 68 tail tiles in 2 K segments (workgroups W + j and
+    # W + j + R), reduced by workgroups j and j + R of the second launch;
+    # the sets below are worked out by hand from that layout.
+    p = mxgemm.plan(9199, 2304, 5120, ctx=ctx)
+    assert (p.grid[0], p.tail_tiles, p.k_splits) == (392, 68, 2)
+    assert p.tail_split
+    assert mxgemm.workgroup_closure([p], [0]) == [0, 68, 256, 324]
+    assert mxgemm.workgroup_closure([p], [391]) == [67, 135, 323, 391]
+    assert mxgemm.workgroup_closure([p], [200]) == [200]
+    for bad in ([], [392], [-1], ["a"]):
+        with pytest.raises(ValueError):
+            mxgemm.workgroup_closure([p], bad)
+
+
 def test_descriptors_are_objects_with_every_config_field():
     # The tuned entries (a generic kernel's descriptor has N and K "?").
     for k in (k for k in mxgemm.kernels() if k["n"]):

@@ -7,7 +7,7 @@ import mxgemm
 
 
 def test_version_and_kernels():
-    assert mxgemm.version() == "0.3.0"
+    assert mxgemm.version() == "0.3.1"
     everything = mxgemm.kernels()
     # The generic kernels (N, K 0: any) follow the tuned entries.
     ks = [k for k in everything if k["n"]]

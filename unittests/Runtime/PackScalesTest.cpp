@@ -239,13 +239,13 @@ TEST(ScaleLayouts, EmbeddedKernelsReadRowMajorScalesButOneVariant) {
 }
 
 TEST(ScaleLayouts, AbiLayouts) {
-  // 0.3.0 (LP64); the SONAME says major.minor.
+  // 0.3 (LP64); the SONAME says major.minor.
   static_assert(sizeof(mxgemm_problem) == 96);
   static_assert(offsetof(mxgemm_problem, x_scale_layout) == 84);
   static_assert(sizeof(mxgemm_plan) == 464);
   static_assert(offsetof(mxgemm_plan, x_scale_layout) == 104);
   static_assert(offsetof(mxgemm_plan, k_splits) == 128);
-  EXPECT_STREQ(mxgemm_version(), "0.3.0");
+  EXPECT_STREQ(mxgemm_version(), "0.3.1");
 }
 
 } // namespace

@@ -59,7 +59,7 @@ mxgemm_status query(mxgemm_context *ctx, const mxgemm_problem &p,
 }
 
 TEST(RuntimeApi, VersionAndStrings) {
-  EXPECT_STREQ(mxgemm_version(), "0.3.0");
+  EXPECT_STREQ(mxgemm_version(), "0.3.1");
   EXPECT_STREQ(mxgemm_status_string(MXGEMM_STATUS_OK), "MXGEMM_STATUS_OK");
   EXPECT_STREQ(mxgemm_status_string(MXGEMM_STATUS_NOT_ELIGIBLE),
                "MXGEMM_STATUS_NOT_ELIGIBLE");

@@ -461,11 +461,10 @@ TEST(RuntimeLifecycle, CallerBuiltPlansAreChecked) {
   EXPECT_TRUE(contains(mxgemm_last_error(), "must be non-NULL"));
 }
 
-// A tail split's plan (k_splits > 1 on a 1-D grid): grid_x is whole rounds
-// of 256 tiles, then k_splits workgroups per tail tile; tail workgroup
-// W + u runs tail tile W + u mod tail_tiles. 64x128 tiles, 4 tile columns,
-// row-major order: 280 tiles for M = 4480, 256 whole and 24 in two segments.
-TEST(RuntimeLifecycle, TailSplitPlansMapSegmentsToTheirTiles) {
+// A tail split's plan: 256 whole tiles (W), 24 tail tiles (R) in two
+// segments at W + j and W + j + R, reduced by workgroups j and j + R of the
+// second launch.
+mxgemm_plan tailSplitPlan() {
   mxgemm_plan plan{};
   plan.status = MXGEMM_STATUS_OK;
   plan.program_tile_m = 64;
@@ -477,6 +476,15 @@ TEST(RuntimeLifecycle, TailSplitPlansMapSegmentsToTheirTiles) {
   plan.k_splits = 2;
   plan.tail_tiles = 24;
   plan.reduction_grid_x = 48;
+  return plan;
+}
+
+// A tail split's plan (k_splits > 1 on a 1-D grid): grid_x is whole rounds
+// of 256 tiles, then k_splits workgroups per tail tile; tail workgroup
+// W + u runs tail tile W + u mod tail_tiles. 64x128 tiles, 4 tile columns,
+// row-major order: 280 tiles for M = 4480, 256 whole and 24 in two segments.
+TEST(RuntimeLifecycle, TailSplitPlansMapSegmentsToTheirTiles) {
+  mxgemm_plan plan = tailSplitPlan();
   struct {
     uint32_t workgroup;
     int64_t row, col;
@@ -508,12 +516,97 @@ TEST(RuntimeLifecycle, TailSplitPlansMapSegmentsToTheirTiles) {
     EXPECT_TRUE(contains(mxgemm_last_error(), "whole rounds of 256"))
         << mxgemm_last_error();
   }
+  // The second launch has a workgroup per tail tile and segment.
+  mxgemm_plan reductions = plan;
+  reductions.reduction_grid_x = 24;
+  resetLastError();
+  EXPECT_EQ(mxgemm_plan_workgroup_tile(&reductions, 0, &row, &col),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(mxgemm_last_error(), "is not tail_tiles x k_splits"))
+      << mxgemm_last_error();
   // Without tail tiles the grid is the whole tiles alone.
   plan.grid_x = 256;
   plan.tail_tiles = 0;
+  plan.reduction_grid_x = 0;
   ASSERT_EQ(mxgemm_plan_workgroup_tile(&plan, 255, &row, &col),
             MXGEMM_STATUS_OK);
   EXPECT_EQ(row, 63 * 64);
+}
+
+std::vector<uint64_t> closure(std::vector<const mxgemm_plan *> plans,
+                              std::vector<uint64_t> ids) {
+  size_t count = 0;
+  EXPECT_EQ(mxgemm_plan_workgroup_closure(plans.data(), plans.size(),
+                                          ids.data(), ids.size(), nullptr, 0,
+                                          &count),
+            MXGEMM_STATUS_OK)
+      << mxgemm_last_error();
+  std::vector<uint64_t> out(count);
+  EXPECT_EQ(mxgemm_plan_workgroup_closure(plans.data(), plans.size(),
+                                          ids.data(), ids.size(), out.data(),
+                                          out.size(), &count),
+            MXGEMM_STATUS_OK)
+      << mxgemm_last_error();
+  return out;
+}
+
+// Each expected set is worked out by hand from the launch layout above.
+TEST(RuntimeLifecycle, WorkgroupClosureCompletesTheTilesOfEveryLaunch) {
+  const mxgemm_plan tail = tailSplitPlan();
+  using Ids = std::vector<uint64_t>;
+  // A whole tile below the reduction grid: workgroup 0 also reduces tail
+  // tile 0 in the second launch, so tail tile 0's segments (256, 280) and
+  // its other reduction (24, itself whole tile 24 in the first) join.
+  EXPECT_EQ(closure({&tail}, {0}), (Ids{0, 24, 256, 280}));
+  // A tail segment: tail tile (300 - 256) mod 24 = 20.
+  EXPECT_EQ(closure({&tail}, {300}), (Ids{20, 44, 276, 300}));
+  // A whole tile past the reduction grid runs alone.
+  EXPECT_EQ(closure({&tail}, {100}), (Ids{100}));
+  // A row split whose second kernel splits K over grid y (8 x 2, flat ids
+  // x + 8 y): id 3 is tile 3 of both kernels; the second kernel's segment
+  // 11 of tile 3 is also whole tile 11 of the first and reduces its tail
+  // tile 11.
+  mxgemm_plan split = tail;
+  split.grid_x = 8;
+  split.grid_y = 2;
+  split.tail_tiles = 0;
+  split.reduction_grid_x = 8;
+  EXPECT_EQ(closure({&tail, &split}, {3}),
+            (Ids{3, 11, 27, 35, 259, 267, 283, 291}));
+
+  // Refusals: an id in no launch, a short buffer (count still written), no
+  // or three plans, a plan that describes no grid.
+  const mxgemm_plan *one[] = {&tail};
+  uint64_t id = 304, out[4];
+  size_t count = 0;
+  resetLastError();
+  EXPECT_EQ(mxgemm_plan_workgroup_closure(one, 1, &id, 1, out, 4, &count),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(mxgemm_last_error(), "is in no launch"))
+      << mxgemm_last_error();
+  id = 0;
+  EXPECT_EQ(mxgemm_plan_workgroup_closure(one, 1, &id, 1, out, 3, &count),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(count, 4u);
+  EXPECT_TRUE(contains(mxgemm_last_error(), "capacity (3)"))
+      << mxgemm_last_error();
+  EXPECT_EQ(mxgemm_plan_workgroup_closure(one, 0, &id, 1, out, 4, &count),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  const mxgemm_plan *three[] = {&tail, &tail, &tail};
+  EXPECT_EQ(mxgemm_plan_workgroup_closure(three, 3, &id, 1, out, 4, &count),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(mxgemm_plan_workgroup_closure(one, 1, &id, 0, out, 4, &count),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  mxgemm_plan bad = tail;
+  bad.group_m = 0;
+  const mxgemm_plan *badOne[] = {&bad};
+  resetLastError();
+  EXPECT_EQ(mxgemm_plan_workgroup_closure(badOne, 1, &id, 1, out, 4, &count),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(mxgemm_last_error(), "plans[0]: "))
+      << mxgemm_last_error();
+  EXPECT_EQ(mxgemm_plan_workgroup_closure(one, 1, nullptr, 1, out, 4, &count),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
 }
 
 } // namespace

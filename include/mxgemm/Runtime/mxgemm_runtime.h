@@ -51,7 +51,7 @@ extern "C" {
 
 #define MXGEMM_VERSION_MAJOR 0
 #define MXGEMM_VERSION_MINOR 3
-#define MXGEMM_VERSION_PATCH 0
+#define MXGEMM_VERSION_PATCH 1
 
 /* Status of every call. Values are stable (documented encodings). */
 typedef enum mxgemm_status {
@@ -260,7 +260,7 @@ typedef struct mxgemm_kernel_info {
   mxgemm_scale_layout x_scale_layout, w_scale_layout;
 } mxgemm_kernel_info;
 
-/* "0.3.0" (MXGEMM_VERSION_MAJOR.MINOR.PATCH of the library). */
+/* "0.3.1" (MXGEMM_VERSION_MAJOR.MINOR.PATCH of the library). */
 MXGEMM_API const char *mxgemm_version(void);
 /* Static name of a status ("MXGEMM_STATUS_OK", ...); never NULL. */
 MXGEMM_API const char *mxgemm_status_string(mxgemm_status status);
@@ -552,6 +552,23 @@ MXGEMM_API const char *mxgemm_kernel_descriptor(size_t index);
 MXGEMM_API mxgemm_status mxgemm_plan_workgroup_tile(const mxgemm_plan *plan,
                                                     uint32_t workgroup,
                                                     int64_t *row, int64_t *col);
+/* The workgroups of a call's launches that complete the output tiles of the
+   workgroups `ids`, for a runner that executes a listed id in every launch
+   whose grid holds it and skips the others (the emulator's
+   MXGEMM_EMU_WORKGROUPS; since 0.3.1). `plans`: the call's plans, one or the
+   two of a row split (mxgemm_query_row_split); each plan has a first launch
+   of grid_x x grid_y workgroups (flat ids x + y grid_x) and, with split K, a
+   second that adds the partials. The result holds `ids`, every K segment of
+   a tile they compute, a tail split's segments and reductions of its tail
+   tiles (docs/Runtime.md, "Tail split"), and the same again for every id
+   that this adds to another launch, until nothing grows. Writes the ids in
+   ascending order to `out` and their number to `count`; with out = NULL and
+   capacity = 0 only the count. An id in no launch, a capacity short of the
+   count (`count` still written) or a plan that
+   mxgemm_plan_workgroup_tile would refuse is INVALID_ARGUMENT. */
+MXGEMM_API mxgemm_status mxgemm_plan_workgroup_closure(
+    const mxgemm_plan *const *plans, size_t num_plans, const uint64_t *ids,
+    size_t num_ids, uint64_t *out, size_t capacity, size_t *count);
 
 /* Thin wrappers over the dlopened HIP of `context`, so that bindings and
    tools need no HIP headers: device memory, copies, stream sync. */
