@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxgemm/Contract/KernelConfig.h"
 #include "mxgemm/Contract/Problem.h"
 #include "mxgemm/Contract/TileGrouping.h"
 #include "mxgemm/Contract/WeightPanels.h"
@@ -794,6 +795,15 @@ std::optional<std::string> checkPlanGrid(const mxgemm_plan &plan,
   if (plan.status != MXGEMM_STATUS_OK)
     return std::string("its status is not MXGEMM_STATUS_OK (it describes no "
                        "launch)");
+  // A split-K grid has a y workgroup per K segment, others one (0 in a
+  // zero-initialised plan counts as 1).
+  const uint32_t splits = std::max<uint32_t>(plan.k_splits, 1);
+  if (splits > contract::kMaxKSplits ||
+      (plan.grid_y > 1 && plan.grid_y != splits))
+    return "k_splits (" + std::to_string(plan.k_splits) + ") and grid_y (" +
+           std::to_string(plan.grid_y) +
+           ") do not describe a grid: k_splits is at most " +
+           std::to_string(contract::kMaxKSplits) + " and grid_y 1 or k_splits";
   // The same mapping the compiler emits (Contract/TileGrouping.h).
   contract::TileGrid &grid = out.grid;
   grid.programTileM = plan.program_tile_m;

@@ -607,6 +607,20 @@ TEST(RuntimeLifecycle, WorkgroupClosureCompletesTheTilesOfEveryLaunch) {
       << mxgemm_last_error();
   EXPECT_EQ(mxgemm_plan_workgroup_closure(one, 1, nullptr, 1, out, 4, &count),
             MXGEMM_STATUS_INVALID_ARGUMENT);
+  // A grid y that is not the K segments, or more segments than a kernel
+  // has, would list up to 2^32 workgroups per tile: refused.
+  for (auto edit : {+[](mxgemm_plan &p) { p.grid_y = 4000000000u; },
+                    +[](mxgemm_plan &p) { p.grid_y = 3; },
+                    +[](mxgemm_plan &p) { p.k_splits = p.grid_y = 65; }}) {
+    mxgemm_plan wide = split;
+    edit(wide);
+    const mxgemm_plan *wideOne[] = {&wide};
+    resetLastError();
+    EXPECT_EQ(mxgemm_plan_workgroup_closure(wideOne, 1, &id, 1, out, 4, &count),
+              MXGEMM_STATUS_INVALID_ARGUMENT);
+    EXPECT_TRUE(contains(mxgemm_last_error(), "do not describe a grid"))
+        << mxgemm_last_error();
+  }
 }
 
 } // namespace
