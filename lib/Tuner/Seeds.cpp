@@ -2,6 +2,7 @@
 
 #include "mxgemm/Tuner/Seeds.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -278,6 +279,22 @@ void panels(const contract::GemmProblem &p, int64_t m, int64_t cus,
 }
 
 } // namespace
+
+std::vector<int64_t> tuner::tailSplitCounts(int64_t k, int64_t tileK,
+                                            const std::vector<int64_t> &tails,
+                                            int64_t round) {
+  std::vector<int64_t> out;
+  if (tails.empty() || llvm::any_of(tails, [](int64_t t) { return t <= 0; }))
+    return out;
+  const int64_t longest = *std::max_element(tails.begin(), tails.end());
+  // More segments shorten the tail's round but add partials to read back
+  // (shared_gate_up at M = 16384: 2, 4 and 8 segments give 164.8, 154.8
+  // and 180.2 us; docs/Performance.md): the two largest that fit.
+  for (int64_t splits = 16; splits >= 2 && out.size() < 2; --splits)
+    if (k % (splits * tileK) == 0 && longest * splits <= round)
+      out.push_back(splits);
+  return out;
+}
 
 std::vector<int64_t> tuner::fillingSplits(int64_t k, int64_t tileK,
                                           int64_t tiles, int64_t slots) {

@@ -369,6 +369,16 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
     }
     return common.value_or(std::vector<int64_t>{});
   };
+  // A variant screened after the search, unless the verifier refuses it or
+  // it was a candidate already.
+  auto addVariant = [&](const KernelConfig &c, const Twine &origin) {
+    if (contract::verifyConfig(c, target) ||
+        contract::verifyProblemConfig(problem, c) ||
+        !seen.insert(contract::formatConfigBody(c)).second)
+      return;
+    pending.push_back({c, origin.str(), {}, {}});
+    pending.back().isVariant = true;
+  };
   if (options.stagedSplitMinGain >= 0) {
     const size_t parents = cands.size();
     for (const MRange &r : options.ranges)
@@ -382,19 +392,52 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
         for (int64_t s : splitCounts(parent, r)) {
           KernelConfig c = base;
           c.kSplits = s;
-          if (contract::verifyConfig(c, target) ||
-              contract::verifyProblemConfig(problem, c) ||
-              !seen.insert(contract::formatConfigBody(c)).second)
-            continue;
-          pending.push_back(
-              {c, formatv("k_splits {0} of #{1}", s, i).str(), {}, {}});
-          pending.back().isVariant = true;
+          addVariant(c, formatv("k_splits {0} of #{1}", s, i));
         }
       }
     if (!pending.empty()) {
       log << formatv("screening {0} split-K variants of LDS-staged "
                      "candidates\n",
                      pending.size());
+      runScreen();
+    }
+  }
+
+  // Tail splits of the best screened candidates of each fully simulated
+  // range: the last round's tiles split in K where every sample leaves that
+  // round partly filled (one workgroup per CU, so that a round is the CUs).
+  constexpr size_t kTailSplitParents = 3;
+  if (options.tailSplitMinGain >= 0) {
+    for (const MRange &r : options.ranges) {
+      if (screenedOnly(r))
+        continue;
+      std::vector<size_t> order = ranked(cands, [&](const Candidate &c) {
+        return weightLayoutClass(c.config) == chosenClass && !c.isVariant
+                   ? screenedTime(c, r.samples)
+                   : infinity();
+      });
+      for (size_t i = 0; i < order.size() && i < kTailSplitParents; ++i) {
+        const KernelConfig &base = cands[order[i]].config;
+        if (base.splitsK() || base.persistent)
+          continue;
+        std::vector<int64_t> tails;
+        for (int64_t m : r.samples)
+          if (const MPrediction *p = screenedAt(cands[order[i]], m);
+              p && p->workgroupsPerCu == 1)
+            tails.push_back(p->workgroups % target.numCus);
+        if (tails.size() != r.samples.size())
+          continue;
+        for (int64_t s :
+             tailSplitCounts(problem.k, base.tileK, tails, target.numCus)) {
+          KernelConfig c = base;
+          c.kSplits = s;
+          c.tailSplit = true;
+          addVariant(c, formatv("tail split {0} of #{1}", s, order[i]));
+        }
+      }
+    }
+    if (!pending.empty()) {
+      log << formatv("screening {0} tail-split variants\n", pending.size());
       runScreen();
     }
   }
@@ -497,12 +540,15 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
     // launch starts after a gap the simulation leaves out (an assumption,
     // like the row splits').
     const std::optional<size_t> unsplit = best;
-    for (size_t c : confirmed[ri])
+    for (size_t c : confirmed[ri]) {
+      const double minGain = cands[c].config.tailSplit
+                                 ? options.tailSplitMinGain
+                                 : options.stagedSplitMinGain;
       if (cands[c].isVariant && unsplit &&
-          fullTime(c, r) <=
-              (1 - options.stagedSplitMinGain) * fullTime(*unsplit, r) &&
+          fullTime(c, r) <= (1 - minGain) * fullTime(*unsplit, r) &&
           fullTime(c, r) < fullTime(*best, r))
         best = c;
+    }
     if (!best)
       return createStringError(
           inconvertibleErrorCode(),

@@ -157,8 +157,9 @@ int searchNothing(ToolOptions &tool, const std::string &out, const char *argv0,
   for (const char *other :
        {"--n", "--k", "--baseline", "--buckets", "--m", "--keep-layout",
         "--from-scratch", "--only-buckets", "--no-row-split",
-        "--no-staged-splits", "--full-up-to", "--budget", "--max-minutes",
-        "--seed", "--confirm", "--export", "--native-x-scales"})
+        "--no-staged-splits", "--tail-splits", "--full-up-to", "--budget",
+        "--max-minutes", "--seed", "--confirm", "--export",
+        "--native-x-scales"})
     if (tool.has(other))
       tool.usageError(mode + " searches nothing: drop " + other);
   if (rowSplits && tool.has("--repredict"))
@@ -264,6 +265,9 @@ int main(int argc, char **argv) {
           {"--no-staged-splits", nullptr,
            "do not try split-K variants of the LDS-staged candidates after "
            "the search (docs/Tuning.md)"},
+          {"--tail-splits", nullptr,
+           "also try tail splits of the best candidates after the search, "
+           "chosen with a 3% margin (docs/Tuning.md)"},
           {"--full-up-to", "M",
            "ranges judged above M are decided by screening, without full "
            "simulations"},
@@ -377,6 +381,8 @@ int main(int argc, char **argv) {
     o.fullUpTo = fullUpTo;
     if (tool.has("--no-staged-splits"))
       o.stagedSplitMinGain = -1;
+    if (tool.has("--tail-splits"))
+      o.tailSplitMinGain = 0.03;
   };
   // --buckets: the entries of the database in the order they are written
   // (each key's first entry, then its bucket entries); a job's result

@@ -148,6 +148,25 @@ TEST(Seeds, FillingSplitsKeepOneRound) {
             (std::vector<int64_t>{5, 10, 4}));
 }
 
+// Tail splits (docs/Design.md, "Tail split"): the two largest segment
+// counts whose segments of the longest tail fit one round of 256. K = 5120
+// in 128-deep tiles (40: 2, 4, 5, 8, 10 divide it).
+TEST(Seeds, TailSplitCountsFitTheLongestTailInARound) {
+  // shared_gate_up at M = 16384: 64 tail tiles; 5 x 64 = 320 overshoots.
+  EXPECT_EQ(tailSplitCounts(5120, 128, {64}, 256),
+            (std::vector<int64_t>{4, 2}));
+  // At M = 9199 and 10732 (68 and 122 tail tiles) only 2 fits both.
+  EXPECT_EQ(tailSplitCounts(5120, 128, {68, 122}, 256),
+            (std::vector<int64_t>{2}));
+  // engram at M = 9199: 8 tail tiles, 48 K tiles of 128 (16 and 12 divide).
+  EXPECT_EQ(tailSplitCounts(6144, 128, {8}, 256),
+            (std::vector<int64_t>{16, 12}));
+  // No tail at one sample, no tail split; a tail of 200 fits no count.
+  EXPECT_TRUE(tailSplitCounts(5120, 128, {64, 0}, 256).empty());
+  EXPECT_TRUE(tailSplitCounts(5120, 128, {200}, 256).empty());
+  EXPECT_TRUE(tailSplitCounts(5120, 128, {}, 256).empty());
+}
+
 TEST(SearchSpace, PointsRoundTripAndTakeValuesOutsideTheTable) {
   SearchSpace s = defaultSpace();
   contract::KernelConfig c;

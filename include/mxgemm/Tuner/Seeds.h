@@ -35,6 +35,15 @@ struct SeedStructure {
 std::vector<int64_t> fillingSplits(int64_t k, int64_t tileK, int64_t tiles,
                                    int64_t slots);
 
+/// K segment counts for a tail split (docs/Design.md, "Tail split") of a
+/// grid whose last round holds `tails` tiles at the sampled M (each > 0):
+/// the two largest counts (2..16, whole K tiles of `tileK` each) whose
+/// segments of every tail fit one round of `round` workgroups, largest
+/// first. Empty when a tail is 0 or no count fits.
+std::vector<int64_t> tailSplitCounts(int64_t k, int64_t tileK,
+                                     const std::vector<int64_t> &tails,
+                                     int64_t round);
+
 /// The seed structures for `problem` judged at `m`, in the order they are
 /// screened (the budget truncates the tail). Only structures the problem's
 /// divisibility rules can accept are listed; the verifier still prunes.

@@ -81,6 +81,14 @@ struct TuneOptions {
   /// (negative: not tried). The default stands for the gap before the
   /// second launch, which the simulation leaves out.
   double stagedSplitMinGain = 0.03;
+  /// Tail-split variants (docs/Design.md, "Tail split") of the best
+  /// screened candidates of each fully simulated range that run one
+  /// workgroup per CU and leave a partly filled last round at every sample:
+  /// screened after the search like the staged splits, and chosen with
+  /// this margin over the range's best confirmed candidate (negative: not
+  /// tried, the default, so that the committed database's command writes
+  /// the same file).
+  double tailSplitMinGain = -1;
   /// Parents of each generation: the best `elite` at each sampled M.
   unsigned elite = 3;
   std::vector<SpaceAxis> space = defaultSearchSpace();
@@ -92,8 +100,9 @@ struct Candidate {
   EvalResult screen;
   /// Full simulations by M (confirmed candidates only).
   std::map<int64_t, MPrediction> full;
-  /// A split-K variant of an LDS-staged candidate, screened after the
-  /// search and chosen only with TuneOptions::stagedSplitMinGain.
+  /// A split-K variant of an LDS-staged candidate or a tail split,
+  /// screened after the search and chosen only with its margin
+  /// (TuneOptions::stagedSplitMinGain, tailSplitMinGain).
   bool isVariant = false;
 };
 

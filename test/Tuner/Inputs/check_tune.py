@@ -18,6 +18,8 @@
       fastest screened one was fully simulated, and the entry took it only
       if it was at least 3% faster than the baseline (the margin of
       TuneOptions), else kept the baseline.
+  check_tune.py tail-splits LOG DB M
+      The same for the tail-split variants of --tail-splits.
 """
 import json
 import re
@@ -106,12 +108,12 @@ def buckets(in_path, out_path, checks):
         fail("unexpected entries " + ", ".join(sorted(extra)))
 
 
-def staged_splits(log_path, db_path, m):
+def staged_splits(log_path, db_path, m, origin="k_splits"):
     text = open(log_path).read()
     variants = {}  # candidate -> (k_splits, screened us)
     for i, splits, screened in re.findall(
-            r"^#(\d+) \[k_splits (\d+) of #\d+\][^\n]*\n\s+\d+ VGPRs: "
-            r"M=%d: ([\d.]+) us" % m, text, re.M):
+            r"^#(\d+) \[%s (\d+) of #\d+\][^\n]*\n\s+\d+ VGPRs: "
+            r"M=%d: ([\d.]+) us" % (origin, m), text, re.M):
         variants[int(i)] = (int(splits), float(screened))
     if not variants:
         fail("no screened split-K variant in the log")
@@ -125,15 +127,20 @@ def staged_splits(log_path, db_path, m):
     entries = json.load(open(db_path))["entries"]
     if len(entries) != 1:
         fail("expected one entry, got %d" % len(entries))
-    chosen = entries[0]["config"].get("k_splits", 1)
+    config = entries[0]["config"]
+    chosen = config.get("k_splits", 1)
     splits, t = variants[fastest][0], full[fastest]
-    # The margin of TuneOptions::stagedSplitMinGain (the log rounds to 0.1).
+    # The margin of TuneOptions::stagedSplitMinGain and tailSplitMinGain
+    # (the log rounds to 0.1).
     passes = t <= 0.97 * full[0] + 0.05
-    if chosen != (splits if passes else 1):
-        fail("took k_splits %d; baseline %.1f us, k_splits %d %.1f us" %
-             (chosen, full[0], splits, t))
-    print("staged splits: baseline %.1f us, k_splits %d %.1f us, chosen "
-          "k_splits %d" % (full[0], splits, t, chosen))
+    if chosen != (splits if passes else 1) or \
+            config.get("tail_split", False) != (passes and
+                                                origin == "tail split"):
+        fail("took k_splits %d; baseline %.1f us, %s %d %.1f us" %
+             (chosen, full[0], origin, splits, t))
+    print("%s: baseline %.1f us, %s %d %.1f us, chosen k_splits %d" %
+          ("staged splits" if origin == "k_splits" else "tail splits",
+           full[0], origin, splits, t, chosen))
 
 
 if __name__ == "__main__":
@@ -143,6 +150,9 @@ if __name__ == "__main__":
         ranking(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
     elif sys.argv[1] == "staged-splits":
         staged_splits(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif sys.argv[1] == "tail-splits":
+        staged_splits(sys.argv[2], sys.argv[3], int(sys.argv[4]),
+                      origin="tail split")
     elif sys.argv[1] == "buckets":
         buckets(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
