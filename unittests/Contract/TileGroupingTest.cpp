@@ -201,7 +201,7 @@ TEST(TileGridTest, PersistentGridsWalkEveryTileOnce) {
 }
 
 TEST(TileGridTest, TailSplitRunsWholeRoundsThenTheTailInSegments) {
-  // shared_gate_up's tiles (128 x 256 over N = 2304: 9 columns), K split in
+  // R2 tiles (128 x 256 over shared_gate_up's N = 2304: 9 columns), K split in
   // two in the last round's tiles only, rounds of gfx950's 256 CUs.
   KernelConfig c;
   c.tileM = 128;
