@@ -608,6 +608,32 @@ TEST(RuntimeLifecycle, WorkgroupClosureCompletesTheTilesOfEveryLaunch) {
   refused(bad, 0, "plans[0]: ");
   EXPECT_EQ(mxgemm_plan_workgroup_closure(one, 1, nullptr, 1, out, 4, &count),
             MXGEMM_STATUS_INVALID_ARGUMENT);
+  // Each refusal says what is wrong.
+  struct {
+    const mxgemm_plan *const *plans;
+    size_t numPlans, numIds;
+    const char *message;
+  } refusals[] = {{three, 3, 1, "must be 1, or 2 for a row split"},
+                  {one, 1, 0, "num_ids is 0"}};
+  for (const auto &r : refusals) {
+    resetLastError();
+    EXPECT_EQ(mxgemm_plan_workgroup_closure(r.plans, r.numPlans, &id, r.numIds,
+                                            out, 4, &count),
+              MXGEMM_STATUS_INVALID_ARGUMENT);
+    EXPECT_TRUE(contains(mxgemm_last_error(), r.message))
+        << mxgemm_last_error();
+  }
+  const mxgemm_plan *none[] = {nullptr};
+  resetLastError();
+  EXPECT_EQ(mxgemm_plan_workgroup_closure(none, 1, &id, 1, out, 4, &count),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(mxgemm_last_error(), "plans[0] is NULL"))
+      << mxgemm_last_error();
+  resetLastError();
+  EXPECT_EQ(mxgemm_plan_workgroup_closure(one, 1, &id, 1, nullptr, 4, &count),
+            MXGEMM_STATUS_INVALID_ARGUMENT);
+  EXPECT_TRUE(contains(mxgemm_last_error(), "must be non-NULL"))
+      << mxgemm_last_error();
   // A grid y that is not the K segments, or more segments than a kernel
   // has, would list up to 2^32 workgroups per tile: refused.
   for (auto edit : {+[](mxgemm_plan &p) { p.grid_y = 4000000000u; },
