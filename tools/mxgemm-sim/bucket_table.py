@@ -21,6 +21,7 @@ latency floor would miss it (bound / floor below the target).
         [--screen-above 1024]  # (x0): --xcd0-only, pessimistic by 0-5%
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -42,15 +43,22 @@ def bucket_of(why):
 def simulate(args, family, n, k, m):
     screened = args.screen_above and m > args.screen_above
     cache = os.path.join(args.out, "%s-%d%s.json" % (family, m, "-x0" if screened else ""))
-    if os.path.exists(cache) and not args.force:
-        with open(cache) as f:
-            return json.load(f)
     hsaco = os.path.join(args.out, "%s-%d.hsaco" % (family, m))
     cmd = [os.path.join(args.build, "bin", "mxgemm-compile"), "--n", str(n),
            "--k", str(k), "--m", str(m), "-o", hsaco]
     if args.tuning_db:
         cmd += ["--tuning-db", args.tuning_db]
+    # Compiling is cheap and the database or the compiler may have changed
+    # since the cached simulation: it is reused only for the same code
+    # object and simulator options.
     compiled = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    with open(hsaco, "rb") as f:
+        key = hashlib.sha256(f.read() + args.sim_args.encode()).hexdigest()
+    if os.path.exists(cache) and not args.force:
+        with open(cache) as f:
+            cached = json.load(f)
+        if cached.get("cache_key") == key:
+            return cached
     with open(hsaco + ".json") as f:
         sidecar = json.load(f)
     sim = subprocess.run([os.path.join(args.build, "bin", "mxgemm-sim"), hsaco,
@@ -61,6 +69,7 @@ def simulate(args, family, n, k, m):
     result["config_source"] = sidecar.get("config_source", "?")
     result["screened"] = bool(screened)
     result["bucket"] = bucket_of(compiled.stdout + compiled.stderr)
+    result["cache_key"] = key
     with open(cache, "w") as f:
         json.dump(result, f, indent=1)
     return result

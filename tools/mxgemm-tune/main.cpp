@@ -45,11 +45,21 @@ struct Job {
   std::optional<contract::TuningEntry> previous;
 };
 
-/// --buckets: the M each bucket is judged at, its upper end, except the
-/// last bucket's, judged at its lower end (a kernel's grid only grows with
-/// M, and simulating M = 65536 takes minutes).
-int64_t judgedM(const contract::MBucket &b) {
-  return b.mMin > 16384 ? b.mMin : b.mMax;
+/// --buckets: the Ms each bucket is judged at (by the sum of the predicted
+/// times). Its upper end, except the last bucket's, judged at its lower end
+/// (a kernel's grid only grows with M, and simulating M = 65536 takes
+/// minutes). The buckets between 2048 and the case table hold grids of
+/// several rounds whose last one fills differently across the bucket, so
+/// they are judged at its half and three quarters too: a tile that leaves an
+/// eighth of a round at the upper end can fill whole rounds below it
+/// (docs/Tuning.md).
+std::vector<int64_t> judgedMs(const contract::MBucket &b) {
+  if (b.mMin > 16384)
+    return {b.mMin};
+  if (b.mMin <= 2048)
+    return {b.mMax};
+  int64_t size = b.mMax - b.mMin + 1;
+  return {b.mMin - 1 + size / 2, b.mMin - 1 + size / 4 * 3, b.mMax};
 }
 
 std::vector<MRange> parseRanges(const ToolOptions &tool, StringRef text) {
@@ -473,7 +483,8 @@ int main(int argc, char **argv) {
           TuneOptions &o = j.options;
           o.problem = b->problem;
           o.name = name;
-          int64_t m = judgedM(bucket);
+          std::vector<int64_t> samples = judgedMs(bucket);
+          int64_t m = samples.back();
           o.allSeeds = true;
           o.weightLayout = weightLayoutClass(b->config);
           if (previous && !fromScratch) {
@@ -493,7 +504,7 @@ int main(int argc, char **argv) {
           if (m > 1024)
             o.extraSeeds.push_back({"qualified " + b->name, b->config});
           common(o);
-          o.ranges = {MRange{bucket.mMin, bucket.mMax, {m}}};
+          o.ranges = {MRange{bucket.mMin, bucket.mMax, samples}};
           bucketSlots.push_back({jobsList.size(), kept.size()});
           kept.push_back(previous ? *previous : contract::TuningEntry{});
           jobsList.push_back(std::move(j));
