@@ -333,6 +333,16 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
                                  std::to_string(cands.size()) +
                                  " tried; see the log for their errors)");
   report.weightLayout = chosenClass;
+  // The searched candidates of the chosen W layout, fastest screened first
+  // at the samples of `r`: the parents of the tail splits and the ones
+  // confirmed.
+  auto rankedForRange = [&](const MRange &r) {
+    return ranked(cands, [&](const Candidate &c) {
+      return weightLayoutClass(c.config) == chosenClass && !c.isVariant
+                 ? screenedTime(c, r.samples)
+                 : infinity();
+    });
+  };
 
   // Split-K variants of the LDS-staged candidates, which the search never
   // splits (SearchSpace::prune): for each one whose grid is one round that
@@ -411,11 +421,7 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
     for (const MRange &r : options.ranges) {
       if (screenedOnly(r))
         continue;
-      std::vector<size_t> order = ranked(cands, [&](const Candidate &c) {
-        return weightLayoutClass(c.config) == chosenClass && !c.isVariant
-                   ? screenedTime(c, r.samples)
-                   : infinity();
-      });
+      std::vector<size_t> order = rankedForRange(r);
       for (size_t i = 0; i < order.size() && i < kTailSplitParents; ++i) {
         const KernelConfig &base = cands[order[i]].config;
         if (base.splitsK() || base.persistent)
@@ -453,11 +459,7 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
   std::vector<std::vector<size_t>> confirmed(options.ranges.size());
   for (size_t ri = 0; ri < options.ranges.size(); ++ri) {
     const MRange &r = options.ranges[ri];
-    std::vector<size_t> order = ranked(cands, [&](const Candidate &c) {
-      return weightLayoutClass(c.config) == chosenClass && !c.isVariant
-                 ? screenedTime(c, r.samples)
-                 : infinity();
-    });
+    std::vector<size_t> order = rankedForRange(r);
     // --confirm 0 (or a range above --full-up-to): the screened
     // predictions decide and are recorded.
     unsigned count = screenedOnly(r) ? 1u : options.confirm;

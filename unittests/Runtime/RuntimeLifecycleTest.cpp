@@ -596,44 +596,33 @@ TEST(RuntimeLifecycle, WorkgroupClosureCompletesTheTilesOfEveryLaunch) {
   EXPECT_EQ(count, 4u);
   EXPECT_TRUE(contains(mxgemm_last_error(), "capacity (3)"))
       << mxgemm_last_error();
-  EXPECT_EQ(mxgemm_plan_workgroup_closure(one, 0, &id, 1, out, 4, &count),
-            MXGEMM_STATUS_INVALID_ARGUMENT);
-  const mxgemm_plan *three[] = {&tail, &tail, &tail};
-  EXPECT_EQ(mxgemm_plan_workgroup_closure(three, 3, &id, 1, out, 4, &count),
-            MXGEMM_STATUS_INVALID_ARGUMENT);
-  EXPECT_EQ(mxgemm_plan_workgroup_closure(one, 1, &id, 0, out, 4, &count),
-            MXGEMM_STATUS_INVALID_ARGUMENT);
   mxgemm_plan bad = tail;
   bad.group_m = 0;
   refused(bad, 0, "plans[0]: ");
-  EXPECT_EQ(mxgemm_plan_workgroup_closure(one, 1, nullptr, 1, out, 4, &count),
-            MXGEMM_STATUS_INVALID_ARGUMENT);
-  // Each refusal says what is wrong.
+  // Each refusal of the arguments says what is wrong.
+  const mxgemm_plan *three[] = {&tail, &tail, &tail};
+  const mxgemm_plan *none[] = {nullptr};
   struct {
     const mxgemm_plan *const *plans;
-    size_t numPlans, numIds;
+    size_t numPlans;
+    const uint64_t *ids;
+    size_t numIds;
+    uint64_t *listed;
     const char *message;
-  } refusals[] = {{three, 3, 1, "must be 1, or 2 for a row split"},
-                  {one, 1, 0, "num_ids is 0"}};
+  } refusals[] = {{one, 0, &id, 1, out, "must be 1, or 2 for a row split"},
+                  {three, 3, &id, 1, out, "must be 1, or 2 for a row split"},
+                  {one, 1, &id, 0, out, "num_ids is 0"},
+                  {one, 1, nullptr, 1, out, "must be non-NULL"},
+                  {none, 1, &id, 1, out, "plans[0] is NULL"},
+                  {one, 1, &id, 1, nullptr, "must be non-NULL"}};
   for (const auto &r : refusals) {
     resetLastError();
-    EXPECT_EQ(mxgemm_plan_workgroup_closure(r.plans, r.numPlans, &id, r.numIds,
-                                            out, 4, &count),
+    EXPECT_EQ(mxgemm_plan_workgroup_closure(r.plans, r.numPlans, r.ids,
+                                            r.numIds, r.listed, 4, &count),
               MXGEMM_STATUS_INVALID_ARGUMENT);
     EXPECT_TRUE(contains(mxgemm_last_error(), r.message))
         << mxgemm_last_error();
   }
-  const mxgemm_plan *none[] = {nullptr};
-  resetLastError();
-  EXPECT_EQ(mxgemm_plan_workgroup_closure(none, 1, &id, 1, out, 4, &count),
-            MXGEMM_STATUS_INVALID_ARGUMENT);
-  EXPECT_TRUE(contains(mxgemm_last_error(), "plans[0] is NULL"))
-      << mxgemm_last_error();
-  resetLastError();
-  EXPECT_EQ(mxgemm_plan_workgroup_closure(one, 1, &id, 1, nullptr, 4, &count),
-            MXGEMM_STATUS_INVALID_ARGUMENT);
-  EXPECT_TRUE(contains(mxgemm_last_error(), "must be non-NULL"))
-      << mxgemm_last_error();
   // A grid y that is not the K segments, or more segments than a kernel
   // has, would list up to 2^32 workgroups per tile: refused.
   for (auto edit : {+[](mxgemm_plan &p) { p.grid_y = 4000000000u; },
