@@ -54,21 +54,25 @@ def simulate(args, family, n, k, m):
     compiled = subprocess.run(cmd, check=True, capture_output=True, text=True)
     with open(hsaco, "rb") as f:
         key = hashlib.sha256(f.read() + args.sim_args.encode()).hexdigest()
+    # The labels come from this compile, never from the cache: entries
+    # with one config compile to the same code object under other names.
+    with open(hsaco + ".json") as f:
+        sidecar = json.load(f)
+    labels = {"config_source": sidecar.get("config_source", "?"),
+              "bucket": bucket_of(compiled.stdout + compiled.stderr)}
     if os.path.exists(cache) and not args.force:
         with open(cache) as f:
             cached = json.load(f)
         if cached.get("cache_key") == key:
+            cached.update(labels)
             return cached
-    with open(hsaco + ".json") as f:
-        sidecar = json.load(f)
     sim = subprocess.run([os.path.join(args.build, "bin", "mxgemm-sim"), hsaco,
                           "--m", str(m), "--json"] + args.sim_args.split() +
                          (["--xcd0-only"] if screened else []),
                          check=True, capture_output=True, text=True)
     result = json.loads(sim.stdout)
-    result["config_source"] = sidecar.get("config_source", "?")
+    result.update(labels)
     result["screened"] = bool(screened)
-    result["bucket"] = bucket_of(compiled.stdout + compiled.stderr)
     result["cache_key"] = key
     with open(cache, "w") as f:
         json.dump(result, f, indent=1)
