@@ -19,6 +19,7 @@
 #include "mxgemm/Support/Options.h"
 #include "mxgemm/Support/Tool.h"
 #include "mxgemm/Tuner/RowSplit.h"
+#include "mxgemm/Tuner/TailSplitRanges.h"
 #include "mxgemm/Tuner/Tuner.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -41,8 +42,6 @@ namespace {
 /// One key to tune and where its names come from.
 struct Job {
   TuneOptions options;
-  /// --buckets: the entry this job replaces (if the database has it).
-  std::optional<contract::TuningEntry> previous;
 };
 
 /// --buckets: the Ms each bucket is judged at (by the sum of the predicted
@@ -157,24 +156,61 @@ bool writeDatabase(ToolOptions &tool, const std::string &out,
 /// simulations leaves out the gap between the launches (an assumption,
 /// docs/Tuning.md "Row splits").
 constexpr double kRowSplitMinGain = 0.03;
+/// A tail split's second launch starts after the same gap (the margin of
+/// --tail-splits).
+constexpr double kTailSplitMinGain = 0.03;
 
 /// --repredict: the database's own configs simulated again at the Ms of
 /// their recorded predictions; --row-splits: every entry's row split chosen
 /// again (the step --buckets ends with). Everything else of the file kept.
+enum class NoSearch { Repredict, RowSplits, TailSplitRanges };
+
+/// The entries of `db` that are exactly one M bucket and not their key's
+/// first entry (the qualified config): those --buckets wrote.
+std::vector<size_t> bucketEntries(const contract::TuningDatabase &db) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < db.entries.size(); ++i) {
+    const contract::TuningEntry &e = db.entries[i];
+    const bool first =
+        llvm::find_if(db.entries, [&](const contract::TuningEntry &o) {
+          return o.problem == e.problem;
+        }) == db.entries.begin() + i;
+    if (!first && !e.isScaleLayoutVariant() &&
+        any_of(contract::kMBuckets, [&](const contract::MBucket &b) {
+          return b.mMin == e.mMin && b.mMax == e.mMax;
+        }))
+      out.push_back(i);
+  }
+  return out;
+}
+
+/// --repredict: the database's own configs simulated again at the Ms of
+/// their recorded predictions; --row-splits: every entry's row split chosen
+/// again (the step --buckets ends with); --tail-split-ranges: the bucket
+/// entries (or --entries) cut into tail-split ranges, then the row splits
+/// chosen again, as --buckets --tail-split-ranges ends. Everything else of
+/// the file kept.
 int searchNothing(ToolOptions &tool, const std::string &out, const char *argv0,
-                  bool rowSplits) {
-  const std::string mode = rowSplits ? "--row-splits" : "--repredict";
+                  NoSearch what) {
+  const std::string mode = what == NoSearch::RowSplits ? "--row-splits"
+                           : what == NoSearch::Repredict
+                               ? "--repredict"
+                               : "--tail-split-ranges";
   for (const char *other :
        {"--n", "--k", "--baseline", "--buckets", "--m", "--keep-layout",
-        "--from-scratch", "--only-buckets", "--no-row-split",
-        "--no-staged-splits", "--tail-splits", "--full-up-to", "--budget",
-        "--max-minutes", "--seed", "--confirm", "--export",
-        "--native-x-scales"})
+        "--from-scratch", "--only-buckets", "--no-staged-splits",
+        "--tail-splits", "--full-up-to", "--budget", "--max-minutes", "--seed",
+        "--confirm", "--export", "--native-x-scales"})
     if (tool.has(other))
       tool.usageError(mode + " searches nothing: drop " + other);
-  if (rowSplits && tool.has("--repredict"))
-    tool.usageError("--row-splits and --repredict are two runs");
-  if (rowSplits && tool.has("--entries"))
+  if (tool.has("--no-row-split") && what != NoSearch::TailSplitRanges)
+    tool.usageError(mode + " searches nothing: drop --no-row-split");
+  if (int(tool.has("--repredict")) + int(tool.has("--row-splits")) +
+          int(tool.has("--tail-split-ranges")) >
+      1)
+    tool.usageError("--repredict, --row-splits and --tail-split-ranges are "
+                    "separate runs");
+  if (what == NoSearch::RowSplits && tool.has("--entries"))
     tool.usageError("--row-splits chooses the row splits of every entry: "
                     "drop --entries");
   if (!tool.has("--db"))
@@ -205,11 +241,23 @@ int searchNothing(ToolOptions &tool, const std::string &out, const char *argv0,
   if (ec)
     tool.fail(ExitIO, "cannot create a work directory: " + ec.message());
   Error error = Error::success();
-  if (rowSplits)
+  if (what == NoSearch::TailSplitRanges) {
+    std::vector<size_t> which;
+    if (names.empty())
+      which = bucketEntries(db);
+    for (const std::string &n : names)
+      which.push_back(size_t(db.find(n) - db.entries.data()));
+    outs() << carveTailSplitRanges(db, which, target::kGFX950,
+                                   kTailSplitMinGain, executable,
+                                   unsigned(jobs), workDir, outs())
+           << " full simulations for the tail-split ranges\n";
+  }
+  if (what == NoSearch::RowSplits ||
+      (what == NoSearch::TailSplitRanges && !tool.has("--no-row-split")))
     outs() << tuneRowSplits(db, target::kGFX950, kRowSplitMinGain, executable,
                             unsigned(jobs), workDir, outs())
            << " full simulations for the row splits\n";
-  else
+  if (what == NoSearch::Repredict)
     error = repredictEntries(db, names, executable, unsigned(jobs), workDir,
                              outs());
   if (ownWorkDir)
@@ -303,6 +351,12 @@ int main(int argc, char **argv) {
            "with --db: search nothing; choose the row split of every entry "
            "by simulation, as --buckets does after its search, and write "
            "the database (after a kernel change)"},
+          {"--tail-split-ranges", nullptr,
+           "cut bucket entries into M ranges of one tile-row count and give "
+           "those whose last round a tail split shortens by 3% their own "
+           "entry (docs/Tuning.md): with --buckets after the search, for "
+           "the buckets it tuned; with --db alone, searching nothing, for "
+           "every bucket entry (or --entries), then the row splits again"},
           {"--export", "DIR",
            "also write the chosen code objects, descriptors, manifest and "
            "a copy of the database (a directory the runtime loads)"},
@@ -314,9 +368,14 @@ int main(int argc, char **argv) {
   std::string out = tool.text("-o");
   if (out.empty())
     tool.usageError("missing -o OUT.json");
-  if (tool.has("--repredict") || tool.has("--row-splits"))
-    return searchNothing(tool, out, argv[0], tool.has("--row-splits"));
   const bool buckets = tool.has("--buckets");
+  if (tool.has("--repredict") || tool.has("--row-splits") ||
+      (tool.has("--tail-split-ranges") && !buckets))
+    return searchNothing(tool, out, argv[0],
+                         tool.has("--repredict") ? NoSearch::Repredict
+                         : tool.has("--row-splits")
+                             ? NoSearch::RowSplits
+                             : NoSearch::TailSplitRanges);
   if (buckets && !tool.has("--db"))
     tool.usageError("--buckets tunes the keys of a database: give --db");
   if (buckets && tool.has("--m"))
@@ -392,12 +451,12 @@ int main(int argc, char **argv) {
     if (tool.has("--no-staged-splits"))
       o.stagedSplitMinGain = -1;
     if (tool.has("--tail-splits"))
-      o.tailSplitMinGain = 0.03;
+      o.tailSplitMinGain = kTailSplitMinGain;
   };
   // --buckets: the entries of the database in the order they are written
-  // (each key's first entry, then its bucket entries); a job's result
-  // replaces its previous entry.
-  std::vector<contract::TuningEntry> kept;
+  // (each key's first entry, then its bucket entries), in slots; a job's
+  // result replaces its slot (the bucket's previous entry or pieces).
+  std::vector<std::vector<contract::TuningEntry>> kept;
   std::vector<std::pair<size_t, size_t>> bucketSlots; // (job, slot in kept)
   if (tool.has("--db")) {
     if (tool.has("--n") || tool.has("--k") || tool.has("--baseline"))
@@ -437,18 +496,18 @@ int main(int argc, char **argv) {
         Qualified &q = qualified[b];
         q.bucket = contract::kMBuckets[contract::findMBucket(b->mMin)];
         int64_t covered = b->mMax - b->mMin + 1;
-        kept.push_back(*b);
+        kept.push_back({*b});
         for (const contract::TuningEntry &e : db.entries)
           if (&e != b && e.problem == b->problem && !e.isScaleLayoutVariant() &&
               e.mMin >= q.bucket.mMin && e.mMax <= q.bucket.mMax &&
               e.name == rangeName(b, e.mMin, e.mMax)) {
             q.rangeNames.push_back(e.name);
             covered += e.mMax - e.mMin + 1;
-            kept.push_back(e);
+            kept.push_back({e});
           }
         for (const contract::TuningEntry &e : db.entries)
           if (e.problem == b->problem && e.isScaleLayoutVariant())
-            kept.push_back(e);
+            kept.push_back({e});
         // The key's entries do not overlap (the reader checks it), so the
         // lengths add up to the bucket only if they tile it.
         if (b->mMax > q.bucket.mMax ||
@@ -469,16 +528,38 @@ int main(int argc, char **argv) {
             continue;
           std::string name = rangeName(b, bucket.mMin, bucket.mMax);
           bucketNames.push_back(name);
-          const contract::TuningEntry *previous = db.find(name);
-          if (previous && previous->problem != b->problem)
+          if (const contract::TuningEntry *other = db.find(name);
+              other && other->problem != b->problem)
             tool.usageError("--buckets: entry '" + name +
                             "' has another key than '" + b->name + "'");
+          // The bucket's entry, or the pieces --tail-split-ranges cut it
+          // into (each named after its own range), in the file's order.
+          std::vector<contract::TuningEntry> pieces;
+          int64_t covered = 0;
+          for (const contract::TuningEntry &e : db.entries)
+            if (e.problem == b->problem && !e.isScaleLayoutVariant() &&
+                e.mMin >= bucket.mMin && e.mMax <= bucket.mMax &&
+                e.name == rangeName(b, e.mMin, e.mMax)) {
+              pieces.push_back(e);
+              bucketNames.push_back(e.name);
+              covered += e.mMax - e.mMin + 1;
+            }
+          if (!pieces.empty() && covered != bucket.mMax - bucket.mMin + 1)
+            tool.usageError("--buckets: the entries of '" + b->name +
+                            "' in M " + std::to_string(bucket.mMin) + ".." +
+                            std::to_string(bucket.mMax) +
+                            " do not tile that bucket");
           if (!selected || (!onlyBuckets.empty() &&
                             !is_contained(onlyBuckets, bucket.mMin))) {
-            if (previous)
-              kept.push_back(*previous);
+            kept.push_back(std::move(pieces));
             continue;
           }
+          // The baseline: the config of the piece the bucket is judged at
+          // last, without a tail split (the search never adds one).
+          const contract::TuningEntry *previous = nullptr;
+          for (const contract::TuningEntry &e : pieces)
+            if (e.mMax == bucket.mMax)
+              previous = &e;
           Job j;
           TuneOptions &o = j.options;
           o.problem = b->problem;
@@ -489,7 +570,10 @@ int main(int argc, char **argv) {
           o.weightLayout = weightLayoutClass(b->config);
           if (previous && !fromScratch) {
             o.baseline = previous->config;
-            j.previous = *previous;
+            if (o.baseline->tailSplit) {
+              o.baseline->tailSplit = false;
+              o.baseline->kSplits = 1;
+            }
           }
           // What --config=auto picks without this bucket's entry (the
           // heuristic, in the key's W layout): an entry is never predicted
@@ -506,7 +590,7 @@ int main(int argc, char **argv) {
           common(o);
           o.ranges = {MRange{bucket.mMin, bucket.mMax, samples}};
           bucketSlots.push_back({jobsList.size(), kept.size()});
-          kept.push_back(previous ? *previous : contract::TuningEntry{});
+          kept.push_back(std::move(pieces));
           jobsList.push_back(std::move(j));
         }
         // Entries of the key that are neither its base, nor a range of its
@@ -624,6 +708,7 @@ int main(int argc, char **argv) {
   std::vector<TuneReport> reports;
   std::vector<std::string> reportNames;
   int status = ExitSuccess;
+  std::vector<std::string> tunedNames; // --buckets: the entries searched
   for (size_t ji = 0; ji < jobsList.size(); ++ji) {
     Job &j = jobsList[ji];
     outs() << "== " << j.options.name << " (N = " << j.options.problem.n
@@ -638,8 +723,10 @@ int main(int argc, char **argv) {
     }
     if (buckets) {
       for (auto &[job, slot] : bucketSlots)
-        if (job == ji)
-          kept[slot] = r->entries.front();
+        if (job == ji) {
+          kept[slot] = {r->entries.front()};
+          tunedNames.push_back(r->entries.front().name);
+        }
     } else {
       for (contract::TuningEntry &e : r->entries)
         result.entries.push_back(e);
@@ -647,12 +734,23 @@ int main(int argc, char **argv) {
     reports.push_back(std::move(*r));
     reportNames.push_back(j.options.name);
   }
-  uint64_t rowSplitSimulations = 0;
+  uint64_t rowSplitSimulations = 0, tailSplitSimulations = 0;
   if (buckets) {
-    // A bucket whose search failed keeps its previous entry (if any).
-    for (contract::TuningEntry &e : kept)
-      if (!e.name.empty())
+    // A bucket whose search failed keeps its previous entries (if any).
+    for (std::vector<contract::TuningEntry> &slot : kept)
+      for (contract::TuningEntry &e : slot)
         result.entries.push_back(std::move(e));
+    // Tail splits per M range, in the buckets searched now: before the row
+    // splits, whose tails run on the final entries.
+    if (tool.has("--tail-split-ranges")) {
+      outs() << "== tail-split ranges\n";
+      std::vector<size_t> which;
+      for (const std::string &n : tunedNames)
+        which.push_back(size_t(result.find(n) - result.entries.data()));
+      tailSplitSimulations = carveTailSplitRanges(
+          result, which, target::kGFX950, kTailSplitMinGain, executable,
+          unsigned(jobs), workDir, outs());
+    }
     // Row splits are chosen with the final entries: a split's tail runs on
     // the bucket entry of its rows. A split must be predicted 3% faster:
     // the sum of two simulations leaves out the gap between the launches
@@ -719,6 +817,9 @@ int main(int argc, char **argv) {
   outs() << formatv("{0} candidates screened, {1} full simulations, {2:F0} s "
                     "({3:F1} min) with {4} jobs\n",
                     totalScreened, totalFull, seconds, seconds / 60, jobs);
+  if (tailSplitSimulations)
+    outs() << tailSplitSimulations
+           << " more full simulations chose the tail-split ranges\n";
   if (rowSplitSimulations)
     outs() << rowSplitSimulations
            << " more full simulations chose the row splits\n";
@@ -737,7 +838,9 @@ int main(int argc, char **argv) {
             "(docs/Tuning.md, \"Full last rounds\"); the other entries "
             "<name>_m<lo>_<hi> were written by mxgemm-tune --buckets "
             "(docs/Tuning.md, \"The database's bucket entries: one "
-            "command\"). Every 'predicted' figure is a "
+            "command\"), one per M bucket or, with --tail-split-ranges, "
+            "per range of one where a tail split pays (docs/Tuning.md, "
+            "\"Tail splits per M range\"). Every 'predicted' figure is a "
             "PREDICTION of mxgemm-sim (target table " +
                 hash + "), not a measurement."
           : "mxgemm tuning database written by mxgemm-tune (docs/Tuning.md): "

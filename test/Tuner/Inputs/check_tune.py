@@ -20,6 +20,12 @@
       TuneOptions), else kept the baseline.
   check_tune.py tail-splits LOG DB M
       The same for the tail-split variants of --tail-splits.
+  check_tune.py tail-split-ranges LOG DB INPUT SIM
+      --tail-split-ranges cut INPUT's ts_m7937_8448 into ts_m7937_8192 (its
+      config, no prediction: 256 tiles leave no tail) and ts_m8193_8448,
+      whose config is the input's with the log's fastest segment count, and
+      whose prediction is what mxgemm-sim predicts for that entry compiled
+      from DB (SIM), at least 3% below the log's one launch; ts unchanged.
 """
 import json
 import re
@@ -143,6 +149,46 @@ def staged_splits(log_path, db_path, m, origin="k_splits"):
            full[0], origin, splits, t, chosen))
 
 
+def tail_split_ranges(log_path, db_path, in_path, sim_path):
+    text = open(log_path).read()
+    trial = re.search(r"^tail split ts_m7937_8448 M = 8448 \(264 tiles, tail 8\): "
+                      r"one launch ([\d.]+) us((?:; \d+ segments [\d.]+ us)+)",
+                      text, re.M)
+    if not trial:
+        fail("no trial at M = 8448 in the log")
+    one = float(trial.group(1))
+    splits = {int(s): float(t) for s, t in
+              re.findall(r"; (\d+) segments ([\d.]+) us", trial.group(2))}
+    before = {e["name"]: e for e in json.load(open(in_path))["entries"]}
+    after = {e["name"]: e for e in json.load(open(db_path))["entries"]}
+    if sorted(after) != ["ts", "ts_m7937_8192", "ts_m8193_8448"]:
+        fail("entries " + ", ".join(sorted(after)))
+    if after["ts"] != before["ts"]:
+        fail("ts changed")
+    parent = before["ts_m7937_8448"]
+    first, second = after["ts_m7937_8192"], after["ts_m8193_8448"]
+    if first["m_range"] != [7937, 8192] or first["config"] != parent["config"] \
+            or "predicted" in first:
+        fail("ts_m7937_8192 is not the unsplit piece")
+    best = min(splits, key=lambda s: (splits[s], s))
+    if not splits[best] <= 0.97 * one + 0.01:
+        fail("the split (%.2f us) is not 3%% faster than %.2f us" %
+             (splits[best], one))
+    want = dict(parent["config"], k_splits=best, tail_split=True)
+    if second["m_range"] != [8193, 8448] or second["config"] != want:
+        fail("ts_m8193_8448: %s, expected %s" % (second["config"], want))
+    (pred,) = second["predicted"]
+    sim = json.load(open(sim_path))
+    if pred["m"] != 8448 or abs(pred["time_us"] - splits[best]) > 0.006 or \
+            abs(pred["time_us"] - sim["time_us"]) > 0.006:
+        fail("prediction %.3f us; log %.3f us, mxgemm-sim %.3f us" %
+             (pred["time_us"], splits[best], sim["time_us"]))
+    print("ts 1..7936 unchanged")
+    print("ts_m7937_8192 7937..8192 unsplit, no prediction")
+    print("ts_m8193_8448 8193..8448 tail split, prediction at 8448 is the "
+          "log's and at least 3% faster")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "counts":
         counts(sys.argv[2], int(sys.argv[3]))
@@ -153,6 +199,8 @@ if __name__ == "__main__":
     elif sys.argv[1] == "tail-splits":
         staged_splits(sys.argv[2], sys.argv[3], int(sys.argv[4]),
                       origin="tail split")
+    elif sys.argv[1] == "tail-split-ranges":
+        tail_split_ranges(*sys.argv[2:6])
     elif sys.argv[1] == "buckets":
         buckets(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
