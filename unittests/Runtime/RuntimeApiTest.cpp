@@ -73,14 +73,15 @@ TEST(RuntimeApi, VersionAndStrings) {
 
 TEST(RuntimeApi, EmbeddedLibraryHasTheSevenFamilies) {
   // One entry per family and M bucket (docs/Compiler.md): 7 x 9, two
-  // more ranges of shared_gate_up's qualified bucket, two scale-layout
-  // variants (wo_b_native_xs and engram_native_xs, checked in
-  // EveryFamilyServesM1To65536InOneWeightLayout), then the six generic
-  // kernels (two weight-scale kinds x three M ranges), whose N and K read
-  // 0 (any).
-  ASSERT_EQ(mxgemm_kernel_count(), 73u);
+  // more ranges of shared_gate_up's qualified bucket, 38 more where a
+  // bucket is cut into tail-split ranges (docs/Tuning.md, "Tail splits per
+  // M range"), two scale-layout variants (wo_b_native_xs and
+  // engram_native_xs, checked in EveryFamilyServesM1To65536InOneWeightLayout),
+  // then the six generic kernels (two weight-scale kinds x three M ranges),
+  // whose N and K read 0 (any).
+  ASSERT_EQ(mxgemm_kernel_count(), 111u);
   std::vector<std::pair<int64_t, int64_t>> genericRanges;
-  for (size_t i = 67; i < 73; ++i) {
+  for (size_t i = 105; i < 111; ++i) {
     mxgemm_kernel_info info;
     ASSERT_EQ(mxgemm_kernel_get(i, &info), MXGEMM_STATUS_OK);
     EXPECT_EQ(info.n, 0) << info.entry;

@@ -292,10 +292,13 @@ TEST(RuntimeLifecycle, EveryFailingCallSetsTheLastError) {
          return mxgemm_pack_weights(ctx, &q, nullptr, nullptr, &bytes, nullptr);
        },
        MXGEMM_STATUS_NOT_ELIGIBLE, "M = 100000 is outside"},
-      {"kernel_get", [&] { return mxgemm_kernel_get(99, nullptr); },
+      {"kernel_get",
+       [&] { return mxgemm_kernel_get(mxgemm_kernel_count(), nullptr); },
        MXGEMM_STATUS_INVALID_ARGUMENT, "kernel index out of range"},
       {"kernel_code_object",
-       [&] { return mxgemm_kernel_code_object(99, &code, &bytes); },
+       [&] {
+         return mxgemm_kernel_code_object(mxgemm_kernel_count(), &code, &bytes);
+       },
        MXGEMM_STATUS_INVALID_ARGUMENT, "kernel index out of range"},
       {"plan_workgroup_tile(not OK)",
        [&] {
@@ -329,7 +332,7 @@ TEST(RuntimeLifecycle, EveryFailingCallSetsTheLastError) {
   }
   // mxgemm_kernel_descriptor has no status: NULL and the last error.
   resetLastError();
-  EXPECT_EQ(mxgemm_kernel_descriptor(99), nullptr);
+  EXPECT_EQ(mxgemm_kernel_descriptor(mxgemm_kernel_count()), nullptr);
   EXPECT_STREQ(mxgemm_last_error(), "kernel index out of range");
   // A successful call leaves the last error as it was.
   resetLastError();
