@@ -296,6 +296,13 @@ std::vector<int64_t> tuner::tailSplitCounts(int64_t k, int64_t tileK,
   return out;
 }
 
+contract::KernelConfig tuner::tailSplitVariant(contract::KernelConfig config,
+                                               int64_t splits) {
+  config.kSplits = splits;
+  config.tailSplit = true;
+  return config;
+}
+
 std::vector<int64_t> tuner::fillingSplits(int64_t k, int64_t tileK,
                                           int64_t tiles, int64_t slots) {
   std::vector<int64_t> out;

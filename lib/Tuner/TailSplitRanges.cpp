@@ -78,25 +78,21 @@ uint64_t tuner::carveTailSplitRanges(contract::TuningDatabase &db,
     const contract::TuningEntry &entry = db.entries[e];
     std::vector<TailSplitPiece> ps = tailSplitPieces(entry, target);
     for (size_t p = 0; p < ps.size(); ++p) {
-      std::vector<int64_t> counts;
+      // The one launch, then each split the verifier accepts.
+      std::vector<std::pair<int64_t, contract::KernelConfig>> configs;
       for (int64_t s : ps[p].splits) {
-        contract::KernelConfig c = entry.config;
-        c.kSplits = s;
-        c.tailSplit = true;
+        contract::KernelConfig c = tailSplitVariant(entry.config, s);
         if (!contract::verifyConfig(c, target) &&
             !contract::verifyProblemConfig(entry.problem, c))
-          counts.push_back(s);
+          configs.push_back({s, c});
       }
-      ps[p].splits = counts;
-      if (counts.empty())
+      ps[p].splits.clear();
+      if (configs.empty())
         continue;
-      counts.insert(counts.begin(), 1);
-      for (int64_t s : counts) {
-        contract::KernelConfig c = entry.config;
-        if (s > 1) {
-          c.kSplits = s;
-          c.tailSplit = true;
-        }
+      configs.insert(configs.begin(), {1, entry.config});
+      for (auto &[s, c] : configs) {
+        if (s > 1)
+          ps[p].splits.push_back(s);
         index[{e, p, s}] = requests.size();
         requests.emplace_back(entry.problem, c, std::vector<int64_t>{ps[p].hi},
                               SimMode::Full);
@@ -167,8 +163,7 @@ uint64_t tuner::carveTailSplitRanges(contract::TuningDatabase &db,
         run.mMin = ps[p].lo;
         run.predictions.clear();
         if (d.splits > 1) {
-          run.config.kSplits = d.splits;
-          run.config.tailSplit = true;
+          run.config = tailSplitVariant(entry.config, d.splits);
           run.rowSplit = contract::RowSplit();
           run.comment = llvm::formatv(
               "{0} Tail split by mxgemm-tune (docs/Tuning.md, \"Tail splits "

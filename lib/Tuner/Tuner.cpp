@@ -434,12 +434,9 @@ Expected<TuneReport> tuner::tune(const TuneOptions &options,
         if (tails.size() != r.samples.size())
           continue;
         for (int64_t s :
-             tailSplitCounts(problem.k, base.tileK, tails, target.numCus)) {
-          KernelConfig c = base;
-          c.kSplits = s;
-          c.tailSplit = true;
-          addVariant(c, formatv("tail split {0} of #{1}", s, order[i]));
-        }
+             tailSplitCounts(problem.k, base.tileK, tails, target.numCus))
+          addVariant(tailSplitVariant(base, s),
+                     formatv("tail split {0} of #{1}", s, order[i]));
       }
     }
     if (!pending.empty()) {

@@ -44,6 +44,11 @@ std::vector<int64_t> tailSplitCounts(int64_t k, int64_t tileK,
                                      const std::vector<int64_t> &tails,
                                      int64_t round);
 
+/// `config` with its last round's tiles split into `splits` (>= 2) K
+/// segments (`tail_split`); the verifier decides whether it is valid.
+contract::KernelConfig tailSplitVariant(contract::KernelConfig config,
+                                        int64_t splits);
+
 /// The seed structures for `problem` judged at `m`, in the order they are
 /// screened (the budget truncates the tail). Only structures the problem's
 /// divisibility rules can accept are listed; the verifier still prunes.
