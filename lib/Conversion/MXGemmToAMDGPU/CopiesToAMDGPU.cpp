@@ -56,11 +56,11 @@ CopyInstructionCounts lowerAsyncCopy(CopyToLdsOp op, CopyToLdsOp::Adaptor src,
                                            col, e.idx(dataChunks));
       col = arith::SelectOp::create(b, loc, isData, col, e.idx(0));
     }
-    Value srcRow = arith::AddIOp::create(b, loc, src.getRow0(), row);
-    srcRow = arith::MinUIOp::create(b, loc, srcRow, lastRow);
+    Value srcRow = e.minRow32(e.add(src.getRow0(), row), lastRow);
     Value srcRowK = e.mul(srcRow, op.getK());
-    Value srcK = arith::AddIOp::create(b, loc, srcRowK, src.getK0());
-    Value srcIndex = arith::AddIOp::create(b, loc, srcK, e.mul(col, 16));
+    // The lane's part first: it does not change along the K loop.
+    Value laneIndex = arith::AddIOp::create(b, loc, srcRowK, e.mul(col, 16));
+    Value srcIndex = arith::AddIOp::create(b, loc, laneIndex, src.getK0());
     // The wave's first byte in the slot, as (row, column) of the ring.
     Value baseByte = e.mul(waveBase, 16);
     Value dstRow = arith::DivUIOp::create(b, loc, baseByte, e.idx(rowBytes));
@@ -96,8 +96,7 @@ CopyInstructionCounts lowerSyncCopy(CopyToLdsOp op, CopyToLdsOp::Adaptor src,
         op.getXorSwizzle()
             ? e.swizzleColumn(row, col, op.getDst().getType().getDimSize(2))
             : col;
-    Value srcRow = arith::AddIOp::create(b, loc, src.getRow0(), row);
-    srcRow = arith::MinUIOp::create(b, loc, srcRow, lastRow);
+    Value srcRow = e.minRow32(e.add(src.getRow0(), row), lastRow);
     Value srcRowK = e.mul(srcRow, op.getK());
     Value srcK = arith::AddIOp::create(b, loc, srcRowK, src.getK0());
     Value srcIndex = arith::AddIOp::create(b, loc, srcK, col);

@@ -52,6 +52,21 @@ public:
   }
   Value mul(Value a, Value c) { return arith::MulIOp::create(b, loc, a, c); }
 
+  /// min(row, last) of two row (or W column) indices, computed in 32 bits
+  /// and zero-extended. Both stay below 2^32 (M is at most INT32_MAX and N
+  /// at most 2^24, plus a tile); in 64 bits each clamp costs a 64-bit
+  /// compare and two selects where v_min_u32 is one instruction.
+  Value minRow32(Value row, Value last) {
+    auto narrow = [&](Value v) {
+      return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), v)
+          .getResult();
+    };
+    // Sequenced: the IR's order must not depend on the host compiler.
+    Value row32 = narrow(row), last32 = narrow(last);
+    Value clamped = arith::MinUIOp::create(b, loc, row32, last32);
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), clamped);
+  }
+
   /// Continues in a branch taken only where `v < bound` (the caller keeps
   /// an InsertionGuard to come back out).
   void enterIfBelow(Value v, int64_t bound) {

@@ -96,7 +96,7 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   const int64_t panelsPerBlock = k / ::mxgemm::contract::panelKStep(nonK);
   for (int64_t i = 0; i < blocksM; ++i) {
     Value row = e.add(e.add(adaptor.getRow0(), i * nonK), e.coords.r);
-    row = arith::MinUIOp::create(b, loc, row, lastRow);
+    row = e.minRow32(row, lastRow);
     xRowBase.push_back(mulLdX(row));
     xsRowBase.push_back(op.getXScalesNative()
                             ? e.nativeScaleLaneBase(row, nativeChunks)
@@ -116,7 +116,7 @@ WaveMmaLowering::matchAndRewrite(WaveMmaOp op, OpAdaptor adaptor,
   for (int64_t j = 0; j < blocksN; ++j) {
     Value col = e.add(e.add(adaptor.getCol0(), j * nonK), e.coords.r);
     if (lastCol)
-      col = arith::MinUIOp::create(b, loc, col, lastCol);
+      col = e.minRow32(col, lastCol);
     wRowBase.push_back(mulK(col));
     Value blockIndex = arith::DivUIOp::create(
         b, loc, e.add(adaptor.getCol0(), j * nonK), e.idx(nonK));
@@ -392,7 +392,7 @@ public:
           if (!scalar)
             row = e.add(row, e.coords.r);
           if (last)
-            row = arith::MinUIOp::create(b, loc, row, last);
+            row = e.minRow32(row, last);
           if (perBlock32)
             row = arith::DivUIOp::create(b, loc, row, e.idx(32));
           loaded = scalar ? e.loadUniformScaleWords(mem, e.mul(row, kBlocks),

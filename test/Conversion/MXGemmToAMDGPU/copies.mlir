@@ -20,11 +20,16 @@
 // CHECK: %[[ISDATA:.+]] = arith.cmpi ult, %[[COL]], %c4
 // CHECK: %[[DCOL:.+]] = arith.select %[[ISDATA]], %[[COL]], %c0
 // CHECK: %[[SROW:.+]] = arith.addi %[[ROW0]], %[[ROW]]
-// CHECK: %[[CROW:.+]] = arith.minui %[[SROW]], %[[LAST]]
+// Clamped in 32 bits (v_min_u32, not a 64-bit compare and two selects).
+// CHECK: %[[SROW32:.+]] = arith.index_castui %[[SROW]] : index to i32
+// CHECK: %[[LAST32:.+]] = arith.index_castui %[[LAST]] : index to i32
+// CHECK: %[[CROWMIN:.+]] = arith.minui %[[SROW32]], %[[LAST32]] : i32
+// CHECK: %[[CROW:.+]] = arith.index_castui %[[CROWMIN]] : i32 to index
 // CHECK: %[[SRK:.+]] = arith.muli %[[CROW]], %c128
-// CHECK: %[[SK:.+]] = arith.addi %[[SRK]], %[[K0]]
+// The lane's part first (it does not change along K), then the K offset.
 // CHECK: %[[SOFF:.+]] = arith.muli %[[DCOL]], %c16
-// CHECK: %[[SIDX:.+]] = arith.addi %[[SK]], %[[SOFF]]
+// CHECK: %[[LIDX:.+]] = arith.addi %[[SRK]], %[[SOFF]]
+// CHECK: %[[SIDX:.+]] = arith.addi %[[LIDX]], %[[K0]]
 // CHECK: %[[BYTE:.+]] = arith.muli %[[WCHUNK]], %c16
 // CHECK: %[[DROW:.+]] = arith.divui %[[BYTE]], %c80
 // CHECK: %[[DBYTE:.+]] = arith.remui %[[BYTE]], %c80
@@ -63,7 +68,11 @@ func.func @copy_async_padded(%src: memref<8192xf8E4M3FN>,
 // CHECK: %[[CHUNK:.+]] = arith.remui %[[TID]], %c4
 // CHECK: %[[COL:.+]] = arith.muli %[[CHUNK]], %c16
 // CHECK: %[[SROW:.+]] = arith.addi %[[ROW0]], %[[ROW]]
-// CHECK: %[[CROW:.+]] = arith.minui %[[SROW]], %[[LAST]]
+// Clamped in 32 bits (v_min_u32, not a 64-bit compare and two selects).
+// CHECK: %[[SROW32:.+]] = arith.index_castui %[[SROW]] : index to i32
+// CHECK: %[[LAST32:.+]] = arith.index_castui %[[LAST]] : index to i32
+// CHECK: %[[CROWMIN:.+]] = arith.minui %[[SROW32]], %[[LAST32]] : i32
+// CHECK: %[[CROW:.+]] = arith.index_castui %[[CROWMIN]] : i32 to index
 // CHECK: %[[SRK:.+]] = arith.muli %[[CROW]], %c128
 // CHECK: %[[SK:.+]] = arith.addi %[[SRK]], %[[K0]]
 // CHECK: %[[SIDX:.+]] = arith.addi %[[SK]], %[[COL]]

@@ -11,7 +11,11 @@
 // CHECK: %[[G:.+]] = arith.divui %[[LANE]], %c32
 // CHECK: %[[LAST:.+]] = arith.subi %[[M]], %c1
 // CHECK: %[[ROWR:.+]] = arith.addi %[[ROW0]], %[[R]]
-// CHECK: %[[ROW:.+]] = arith.minui %[[ROWR]], %[[LAST]]
+// Clamped in 32 bits (v_min_u32, not a 64-bit compare and two selects).
+// CHECK: %[[ROWR32:.+]] = arith.index_castui %[[ROWR]] : index to i32
+// CHECK: %[[LAST32:.+]] = arith.index_castui %[[LAST]] : index to i32
+// CHECK: %[[ROWMIN:.+]] = arith.minui %[[ROWR32]], %[[LAST32]] : i32
+// CHECK: %[[ROW:.+]] = arith.index_castui %[[ROWMIN]] : i32 to index
 // CHECK: %[[XROW:.+]] = arith.muli %[[ROW]], %c128
 // CHECK: %[[XSROW:.+]] = arith.muli %[[ROW]], %c4
 // CHECK: %[[COL:.+]] = arith.addi %[[COL0]], %[[R]]

@@ -18,7 +18,11 @@
 // CHECK: %[[KB:.+]] = arith.divui %[[K0]], %c32
 // CHECK: %[[LAST:.+]] = arith.subi %[[M]], %c1
 // CHECK: %[[ROWR:.+]] = arith.addi %[[ROW0]], %[[R]]
-// CHECK: %[[ROW:.+]] = arith.minui %[[ROWR]], %[[LAST]]
+// Clamped in 32 bits (v_min_u32, not a 64-bit compare and two selects).
+// CHECK: %[[ROWR32:.+]] = arith.index_castui %[[ROWR]] : index to i32
+// CHECK: %[[LAST32:.+]] = arith.index_castui %[[LAST]] : index to i32
+// CHECK: %[[ROWMIN:.+]] = arith.minui %[[ROWR32]], %[[LAST32]] : i32
+// CHECK: %[[ROW:.+]] = arith.index_castui %[[ROWMIN]] : i32 to index
 // CHECK: %[[XSROW:.+]] = arith.muli %[[ROW]], %c32
 // CHECK: %[[XI:.+]] = arith.addi %[[XSROW]], %[[KB]]
 // CHECK: %[[X0:.+]] = vector.load %[[XS]][%[[XI]]] {alignment = 16 : i64} : memref<4096xf8E8M0FNU>, vector<16xf8E8M0FNU>
