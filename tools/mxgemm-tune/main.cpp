@@ -160,10 +160,24 @@ constexpr double kRowSplitMinGain = 0.03;
 /// --tail-splits).
 constexpr double kTailSplitMinGain = 0.03;
 
-/// --repredict: the database's own configs simulated again at the Ms of
-/// their recorded predictions; --row-splits: every entry's row split chosen
-/// again (the step --buckets ends with). Everything else of the file kept.
+/// The runs that search nothing (searchNothing).
 enum class NoSearch { Repredict, RowSplits, TailSplitRanges };
+
+/// The names --entries lists (none without it), each checked to name an
+/// entry of `db`.
+std::vector<std::string> requestedEntries(ToolOptions &tool,
+                                          const contract::TuningDatabase &db) {
+  SmallVector<StringRef> listed;
+  std::string entries = tool.text("--entries");
+  StringRef(entries).split(listed, ',', -1, false);
+  std::vector<std::string> names;
+  for (StringRef name : listed) {
+    if (!db.find(std::string_view(name)))
+      tool.usageError("--entries: no entry named '" + name.str() + "'");
+    names.push_back(name.str());
+  }
+  return names;
+}
 
 /// The entries of `db` that are exactly one M bucket and not their key's
 /// first entry (the qualified config): those --buckets wrote.
@@ -219,15 +233,7 @@ int searchNothing(ToolOptions &tool, const std::string &out, const char *argv0,
   if (jobs < 1 || jobs > 64)
     tool.usageError("--jobs must be in 1..64");
   contract::TuningDatabase db = readDatabase(tool);
-  std::vector<std::string> names;
-  SmallVector<StringRef> wanted;
-  std::string entries = tool.text("--entries");
-  StringRef(entries).split(wanted, ',', -1, false);
-  for (StringRef w : wanted) {
-    if (!db.find(std::string_view(w)))
-      tool.usageError("--entries: no entry named '" + w.str() + "'");
-    names.push_back(w.str());
-  }
+  std::vector<std::string> names = requestedEntries(tool, db);
   if (!canWrite(out))
     tool.fail(ExitIO, "cannot write " + out +
                           ": its directory does not exist or is not writable");
@@ -463,12 +469,7 @@ int main(int argc, char **argv) {
       tool.usageError("--db takes its keys and baselines from the database; "
                       "drop --n, --k and --baseline");
     contract::TuningDatabase db = readDatabase(tool);
-    SmallVector<StringRef> wanted;
-    std::string entries = tool.text("--entries");
-    StringRef(entries).split(wanted, ',', -1, false);
-    for (StringRef w : wanted)
-      if (!db.find(std::string_view(w)))
-        tool.usageError("--entries: no entry named '" + w.str() + "'");
+    std::vector<std::string> wanted = requestedEntries(tool, db);
     if (buckets) {
       // Each key's first entry is its base (the qualified config). The
       // scale-layout variants are kept as they are, after the base's
@@ -519,8 +520,7 @@ int main(int argc, char **argv) {
                           "exactly one M bucket");
       }
       for (const contract::TuningEntry *b : bases) {
-        bool selected =
-            wanted.empty() || is_contained(wanted, StringRef(b->name));
+        bool selected = wanted.empty() || is_contained(wanted, b->name);
         const Qualified &q = qualified[b];
         std::vector<std::string> bucketNames = q.rangeNames;
         for (const contract::MBucket &bucket : contract::kMBuckets) {
@@ -605,7 +605,7 @@ int main(int argc, char **argv) {
       }
     } else {
       for (const contract::TuningEntry &e : db.entries) {
-        if (!wanted.empty() && !is_contained(wanted, StringRef(e.name)))
+        if (!wanted.empty() && !is_contained(wanted, e.name))
           continue;
         Job j;
         j.options.problem = e.problem;
