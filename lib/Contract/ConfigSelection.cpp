@@ -10,7 +10,6 @@
 
 #include "mxgemm/Contract/ConfigSelection.h"
 #include "mxgemm/Contract/TuningDatabase.h"
-#include "mxgemm/Contract/WeightPanels.h"
 
 #include <algorithm>
 #include <initializer_list>
@@ -146,34 +145,83 @@ std::optional<KernelConfig> packedFamily(const GemmProblem &p, int64_t m,
   return c;
 }
 
-/// The ping-pong kernel: 256x256x64, 8 waves, both operands through a
-/// 3-stage LDS ring (Q3). Only for M >= 1025 (one 256-row tile would be
-/// mostly empty below). Above M = 8192, where K divides into 128-deep
-/// tiles, the two-slot kernel of the database's large-M entries instead
-/// (256x256x128, 2 stages): predicted faster than Q3 in 11 of the 12
-/// comparisons of docs/Performance.md ("Two-slot turns over W's columns").
-std::optional<KernelConfig> pingPongFamily(const GemmProblem &p, int64_t m,
-                                           const target::TargetModel &) {
-  if (m < 1025 || p.n % 256 || p.k % 64)
-    return std::nullopt;
+/// Workgroups of tile_m x tile_n tiles over M x N.
+int64_t tileCount(const GemmProblem &p, int64_t m, int64_t tileM,
+                  int64_t tileN) {
+  return (m + tileM - 1) / tileM * ((p.n + tileN - 1) / tileN);
+}
+
+/// Rounds of `workgroups` at one workgroup per CU.
+int64_t rounds(int64_t workgroups, const target::TargetModel &t) {
+  return (workgroups + t.numCus - 1) / t.numCus;
+}
+
+/// Both operands through an XOR-swizzled LDS ring of `stages`, two groups
+/// of waves taking turns (ping-pong), 8x4 tile groups with XCD remap: the
+/// structure of the database's entries from M = 65 up.
+KernelConfig pingPongConfig(int64_t tileM, int64_t tileN, int64_t tileK,
+                            int64_t wavesM, int64_t wavesN, MfmaShape mfma,
+                            int64_t stages) {
   KernelConfig c;
-  c.tileM = c.tileN = 256;
-  c.tileK = 64;
-  c.wavesM = 4;
-  c.wavesN = 2;
-  c.mfma = MfmaShape::M32N32K64;
+  c.tileM = tileM;
+  c.tileN = tileN;
+  c.tileK = tileK;
+  c.wavesM = wavesM;
+  c.wavesN = wavesN;
+  c.mfma = mfma;
   c.groupM = 8;
   c.groupN = 4;
   c.xcdRemap = true;
   c.stageX = c.stageW = Staging::LdsAsync;
-  c.stages = 3;
+  c.stages = stages;
   c.ldsLayout = LdsLayout::Xor;
   c.schedule = Schedule::PingPong;
-  if (m >= 8193 && p.k % 128 == 0) {
-    c.tileK = 128;
-    c.stages = 2;
-  }
   return c;
+}
+
+/// The database's mid-M structure (R2, the entries of engram, wo_b,
+/// shared_gate_up and fused_qkv from M = 65 to 1024): 128x256x128, 2x4
+/// waves of 16x16x128 MFMAs in two ping-pong groups, both operands through
+/// a 3-stage XOR-swizzled LDS ring, 8x4 groups with XCD remap; K split
+/// (the most of 2, 4, 8 that keeps every segment at least 1024 deep and
+/// the grid within one round) where its tiles leave CUs idle. Up to M =
+/// 1024 where K >= 4096 or its tiles fill half the CUs (else `staged`'s
+/// smaller tiles win); above, where its rounds are fewer than the
+/// two-slot kernel's by more than a two-slot round's cost (1.5 of its own,
+/// as ranked on mxgemm-sim; docs/Compiler.md).
+std::optional<KernelConfig> r2Family(const GemmProblem &p, int64_t m,
+                                     const target::TargetModel &t) {
+  if (m < 65 || p.n % 256 || p.k % 128)
+    return std::nullopt;
+  const int64_t tiles = tileCount(p, m, 128, 256);
+  if (m <= 1024
+          ? p.k < 4096 && 2 * tiles < t.numCus
+          : 2 * rounds(tiles, t) >= 3 * rounds(tileCount(p, m, 256, 256), t))
+    return std::nullopt;
+  KernelConfig c =
+      pingPongConfig(128, 256, 128, 2, 4, MfmaShape::M16N16K128, 3);
+  for (int64_t splits : {8, 4, 2})
+    if (p.k % (splits * c.tileK) == 0 && p.k / splits >= 1024 &&
+        tiles * splits <= t.numCus) {
+      c.kSplits = splits;
+      break;
+    }
+  return c;
+}
+
+/// The ping-pong kernel of the database's large-M entries, for M >= 1025
+/// (one 256-row tile would be mostly empty below): the two-slot kernel
+/// (256x256x128, 8 waves of 32x32x64 MFMAs in two ping-pong groups, both
+/// operands through two LDS slots; docs/Design.md, "Two-slot ping-pong")
+/// where K divides into 128-deep tiles, else Q3 (256x256x64, a 3-stage
+/// ring).
+std::optional<KernelConfig> pingPongFamily(const GemmProblem &p, int64_t m,
+                                           const target::TargetModel &) {
+  if (m < 1025 || p.n % 256 || p.k % 64)
+    return std::nullopt;
+  if (p.k % 128 == 0)
+    return pingPongConfig(256, 256, 128, 4, 2, MfmaShape::M32N32K64, 2);
+  return pingPongConfig(256, 256, 64, 4, 2, MfmaShape::M32N32K64, 3);
 }
 
 /// Both operands row-major through a 2-stage LDS ring, the packed family's
@@ -193,31 +241,47 @@ std::optional<KernelConfig> stagedFamily(const GemmProblem &p, int64_t m,
   return c;
 }
 
-/// Decode (M <= 64), W row-major: 16x16x128 MFMAs with both operands
-/// loaded straight to registers (no LDS ring, no barrier), 64 columns per
-/// workgroup so that N / 64 workgroups spread W over the CUs, and 256-wide
-/// K tiles so that each wave keeps W bytes in flight. tile_m 16 up to M =
-/// 16 (four 16x16 waves side by side), 64 above (2x2 waves: W read once
-/// for 64 rows). Direct loads mask partial tile columns and K tails, so it
-/// fits every N and K. Ranked on mxgemm-sim (docs/Compiler.md).
+/// Decode (M <= 64), W row-major: the structure of the database's decode
+/// entries (docs/Compiler.md, "How the rules were ranked"): 16x16x128
+/// MFMAs with both operands loaded straight to registers (no LDS ring, no
+/// barrier), `loads_first`, narrow tiles so that W spreads over the CUs:
+/// 16 x 32 (1x2 waves, 3 stages) up to M = 16, 32 x 64 (one wave, 2
+/// stages) above. K splits (the segment rule; a second launch adds the
+/// partials) where the tiles alone leave CUs idle: the most of 2, 4, 8
+/// that keep every segment at least 1024 deep and the grid within 256
+/// workgroups (M <= 16) or 512 (the one-wave tiles). tile_k 256 (128
+/// where 128 divides K and 256 does not, or K < 256). Direct loads mask
+/// partial tile columns and K tails, so it fits every N and K.
 std::optional<KernelConfig> decodeFamily(const GemmProblem &p, int64_t m,
-                                         const target::TargetModel &) {
+                                         const target::TargetModel &t) {
   if (m > 64)
     return std::nullopt;
   KernelConfig c;
   c.mfma = MfmaShape::M16N16K128;
-  c.tileN = 64;
-  // 256 unless 128 divides K where 256 does not (no masked tail then), or
-  // K is shorter than 256.
+  c.schedule = Schedule::LoadsFirst;
   c.tileK = p.k % 256 == 0 ? 256 : p.k % 128 == 0 || p.k < 256 ? 128 : 256;
+  int64_t maxWorkgroups;
   if (m <= 16) {
     c.tileM = 16;
+    c.tileN = 32;
     c.wavesM = 1;
-    c.wavesN = 4;
+    c.wavesN = 2;
+    c.stages = 3;
+    maxWorkgroups = t.numCus;
   } else {
-    c.tileM = 64;
-    c.wavesM = c.wavesN = 2;
+    c.tileM = 32;
+    c.tileN = 64;
+    c.wavesM = c.wavesN = 1;
+    c.stages = 2;
+    maxWorkgroups = 2 * t.numCus;
   }
+  const int64_t tiles = tileCount(p, m, c.tileM, c.tileN);
+  for (int64_t splits : {8, 4, 2})
+    if (p.k % (splits * c.tileK) == 0 && p.k / splits >= 1024 &&
+        tiles * splits <= maxWorkgroups) {
+      c.kSplits = splits;
+      break;
+    }
   return c;
 }
 
@@ -274,12 +338,16 @@ constexpr Rule kRules[] = {
      "decode: X loaded directly, W straight from MFMA panels, 32 x 64 "
      "tiles"},
     {"decode", false, decodeFamily,
-     "decode: 16x16x128 MFMAs, both operands loaded directly, 64 columns "
-     "per workgroup"},
+     "decode: 16x16x128 MFMAs, both operands loaded directly, narrow "
+     "tiles, K split to fill the CUs"},
     {"packed", true, packedFamily,
      "the tuned kernels' structure (X through LDS, W in MFMA panels)"},
+    {"r2", false, r2Family,
+     "128x256x128 ping-pong with 16x16x128 MFMAs and a 3-stage LDS ring, "
+     "K split to fill the CUs"},
     {"pingpong", false, pingPongFamily,
-     "the ping-pong kernel (W row-major; two slots above M = 8192)"},
+     "the two-slot ping-pong kernel (256x256x128; 256x256x64 with 3 "
+     "stages where K is not a multiple of 128)"},
     {"staged", false, stagedFamily,
      "both operands row-major through a 2-stage LDS ring"},
     {"naive-size", false, naiveSizeFamily,
@@ -367,8 +435,9 @@ ErrorMessage contract::selectConfig(const GemmProblem &problem, int64_t mHint,
   }
 
   // 2. The heuristic. W's layout is a property of the key, not of M: the
-  // database's for a known key, else panels whenever the packed family
-  // fits N and K (it does for every bucket then).
+  // database's for a known key, else row-major, which every entry of the
+  // shipped database reads (its row-major kernels beat the panel ones at
+  // every M bucket of the seven keys; docs/Compiler.md).
   const int64_t m = sizingM(mHint);
   const int bucket = findMBucket(m);
   bool packedW;
@@ -383,11 +452,8 @@ ErrorMessage contract::selectConfig(const GemmProblem &problem, int64_t mHint,
     packedW = keyPacked;
     layoutWhy = "W layout of the key's database entries";
   } else {
-    packedW = canPackWeightPanels(problem.n, problem.k, 32) &&
-              problem.n % 128 == 0 && problem.k % 64 == 0;
-    layoutWhy = packedW ? "N a multiple of 128, K of 64: W in MFMA panels"
-                        : "W row-major (N not a multiple of 128 or K not of "
-                          "64)";
+    packedW = false;
+    layoutWhy = "W row-major (no database entry of the key reads panels)";
   }
   for (const Rule &rule : kRules) {
     if (rule.packedW != packedW)

@@ -66,9 +66,9 @@ def test_compile_without_config_follows_the_compiler(tmp_path):
         by_hand = json.load(f)
     _, meta = mxgemm.compile(7168, 2112, m=4)
     assert meta["config_source"] == by_hand["config_source"] == \
-        "heuristic:packed-decode"
+        "heuristic:decode"
     assert meta["config"] == by_hand["config"]
-    assert meta["config"]["tile_m"] == 32  # the decode bucket's tile
+    assert meta["config"]["tile_m"] == 16  # the decode bucket's tile
 
 
 def test_compile_default_is_the_naive_config():
@@ -82,11 +82,11 @@ def test_compile_default_is_the_naive_config():
 def test_compile_masks_edges_no_tile_divides():
     # N = 1000, K = 992: direct loads, which mask the partial last tile
     # column and the K tail (issue 17 item 1): the decode rule at M = 1
-    # (64-wide tiles), the naive kernel at M = 100 (128-wide).
+    # (32-wide tiles), the naive kernel at M = 100 (128-wide).
     _compiler_or_skip()
     code, desc = mxgemm.compile(1000, 992, m=1)
     assert desc["config_source"] == "heuristic:decode"
-    assert desc["grid"]["num_tiles_n"] == 16
+    assert desc["grid"]["num_tiles_n"] == 32
     code, desc = mxgemm.compile(1000, 992, m=100)
     assert desc["config_source"] == "heuristic:naive-size"
     assert desc["grid"]["num_tiles_n"] == 8

@@ -137,61 +137,97 @@ TEST(ConfigSelectionTest, HintOutsideTheRangesKeepsTheKeysWeightLayout) {
     ConfigChoice rows = select(problem(4096, 2048), m, &db);
     EXPECT_FALSE(rows.config.readsWeightPanels()) << m;
   }
+  EXPECT_EQ(select(problem(4096, 1280), 4, &db).sourceLabel(),
+            "heuristic:packed-decode");
+  EXPECT_EQ(select(problem(4096, 1280), 2000, &db).sourceLabel(),
+            "heuristic:packed");
+  // 4096 x 2048: at M = 2000 16 x 16 tiles of 128 x 256 (one round) against
+  // 8 x 16 of 256 x 256 (one round, 1.5 times as long); at 4096 two rounds
+  // of the first against one of the second.
   EXPECT_EQ(select(problem(4096, 2048), 2000, &db).sourceLabel(),
+            "heuristic:r2");
+  EXPECT_EQ(select(problem(4096, 2048), 4096, &db).sourceLabel(),
             "heuristic:pingpong");
+  // M = 100: 16 tiles of 128 x 256, K < 4096: the smaller staged tiles.
   EXPECT_EQ(select(problem(4096, 2048), 100, &db).sourceLabel(),
             "heuristic:staged");
 }
 
-// The ping-pong rule gives Q3 (256x256x64, 3 stages) from M = 1025 and the
-// two-slot kernel (256x256x128, 2 stages) above M = 8192 where K divides
-// into 128-deep tiles (docs/Compiler.md).
-TEST(ConfigSelectionTest, PingPongTakesTwoSlotsAboveM8192) {
-  TuningDatabase db;
-  KernelConfig rowMajor;
-  rowMajor.stageX = rowMajor.stageW = Staging::LdsAsync;
-  rowMajor.stages = 2;
-  for (int64_t k : {2048, 2112})
-    db.entries.push_back(
-        entry("rows" + std::to_string(k), 4096, k, 1, 64, rowMajor));
+// A key without entries reads W row-major, whatever N and K (every entry
+// of the shipped database does; docs/Compiler.md).
+TEST(ConfigSelectionTest, KeysWithoutEntriesReadRowMajorW) {
+  for (int64_t m : {1, 64, 65, 1024, 1025, 4096, 16384, 0}) {
+    ConfigChoice c = select(problem(7168, 2048), m);
+    EXPECT_EQ(c.source, ConfigSource::Heuristic) << m;
+    EXPECT_FALSE(c.config.readsWeightPanels()) << m;
+  }
+}
+
+// The R2 rule (128x256x128, 16x16x128 MFMAs, 3-stage ring) with K split so
+// that the tiles fill at most one round: the most of 8, 4, 2 that keeps
+// each segment at least 1024 deep.
+TEST(ConfigSelectionTest, R2SplitsKToFillTheCus) {
+  auto pick = [](int64_t n, int64_t k, int64_t m) {
+    ConfigChoice c = select(problem(n, k), m);
+    return c.name + "/" + std::to_string(c.config.kSplits);
+  };
+  // 1536 x 7168, M = 256: 2 x 6 = 12 tiles; 8 segments would be 896 deep.
+  EXPECT_EQ(pick(1536, 7168, 256), "r2/4");
+  // 7168 x 16384, M = 256: 56 tiles; 8 x 56 = 448 > 256.
+  EXPECT_EQ(pick(7168, 16384, 256), "r2/4");
+  // 7168 x 16384, M = 1024: 224 tiles, no split fits one round.
+  EXPECT_EQ(pick(7168, 16384, 1024), "r2/1");
+  // 2304 x 5120, M = 1024 (not the database's key: 2304 x 5120 is; use
+  // 2560): 8 x 10 = 80 tiles, 4 x 80 = 320 > 256.
+  EXPECT_EQ(pick(2560, 5120, 1024), "r2/2");
+  // K < 4096 and fewer tiles than half the CUs: staged.
+  EXPECT_EQ(pick(7168, 2048, 256).substr(0, 6), "staged");
+  // 7168 x 2048, M = 1024: 8 x 28 = 224 tiles.
+  EXPECT_EQ(pick(7168, 2048, 1024), "r2/1");
+  // N or K off its tiles: not R2.
+  EXPECT_EQ(pick(7040, 7168, 256).substr(0, 6), "staged");
+  EXPECT_EQ(pick(7168, 2112, 256).substr(0, 6), "staged");
+}
+
+// From M = 1025 the two-slot kernel (256x256x128, 2 stages) where K divides
+// into 128-deep tiles, else Q3 (256x256x64, 3 stages); R2 first where its
+// rounds win (docs/Compiler.md).
+TEST(ConfigSelectionTest, PingPongTakesTwoSlotsWhereKDividesBy128) {
   auto shape = [&](int64_t k, int64_t m) {
-    ConfigChoice c = select(problem(4096, k), m, &db);
-    EXPECT_EQ(c.sourceLabel(), "heuristic:pingpong") << k << " M " << m;
-    return std::to_string(c.config.tileK) + "/" +
+    ConfigChoice c = select(problem(4096, k), m);
+    return c.name + " " + std::to_string(c.config.tileK) + "/" +
            std::to_string(c.config.stages);
   };
-  EXPECT_EQ(shape(2048, 1025), "64/3");
-  EXPECT_EQ(shape(2048, 8192), "64/3");
-  EXPECT_EQ(shape(2048, 8193), "128/2");
-  EXPECT_EQ(shape(2048, 65536), "128/2");
-  EXPECT_EQ(shape(2112, 16384), "64/3"); // 2112 = 16 * 128 + 64
+  EXPECT_EQ(shape(2048, 1025), "r2 128/3"); // 9 x 16 tiles: one round
+  EXPECT_EQ(shape(2048, 4096), "pingpong 128/2");
+  EXPECT_EQ(shape(2048, 8192), "pingpong 128/2");
+  EXPECT_EQ(shape(2048, 65536), "pingpong 128/2");
+  EXPECT_EQ(shape(2112, 1025), "pingpong 64/3"); // 2112 = 16 * 128 + 64
+  EXPECT_EQ(shape(2112, 16384), "pingpong 64/3");
 }
 
 TEST(ConfigSelectionTest, HeuristicTilesFollowTheBucket) {
   auto tile = [](int64_t n, int64_t k, int64_t m) {
-    KernelConfig c = select(problem(n, k), m).config;
-    return std::to_string(c.tileM) + "x" + std::to_string(c.tileN);
+    ConfigChoice c = select(problem(n, k), m);
+    EXPECT_EQ(c.name, "staged") << n << "x" << k << " M " << m;
+    return std::to_string(c.config.tileM) + "x" +
+           std::to_string(c.config.tileN);
   };
-  // docs/Compiler.md: 32 x 128 up to M = 1024, 64 x 256 up to 4096, then
-  // 128 x 256; grown once past 4 workgroups per CU (1024 on gfx950).
-  // Up to M = 64 the decode rules (DecodeRulesUpToM64).
-  EXPECT_EQ(tile(7168, 2112, 4), "32x64");
-  EXPECT_EQ(tile(7168, 2112, 64), "32x64");
-  EXPECT_EQ(tile(7168, 2112, 65), "32x128");
-  EXPECT_EQ(tile(7168, 2112, 1024), "64x256"); // 32 x 56 = 1792 > 1024
-  EXPECT_EQ(tile(4096, 2112, 1024), "32x128"); // 32 x 32 = 1024
-  EXPECT_EQ(tile(4096, 2112, 1025), "64x256");
-  EXPECT_EQ(tile(16384, 2112, 512), "64x256");   // 16 x 128 = 2048: grown
-  EXPECT_EQ(tile(16384, 2112, 4096), "128x256"); // 64 x 64 = 4096: grown
-  EXPECT_EQ(tile(1792, 2112, 4096), "64x256");   // 64 x 7 = 448
-  EXPECT_EQ(tile(1792, 2112, 4097), "128x256");
-  EXPECT_EQ(tile(2304, 2112, 2048), "64x256"); // 2304 = 9 x 256
-  EXPECT_EQ(tile(2176, 2112, 2048), "64x128"); // 2176 = 17 x 128
+  // The staged rule's tiles (N off the 256-wide tiles of R2 and the
+  // ping-pong kernels), docs/Compiler.md: 32 x 128 up to M = 1024, 64 x
+  // 256 up to 4096, then 128 x 256, tile_n shrunk to divide N; grown once
+  // past 4 workgroups per CU (1024 on gfx950). Up to M = 64 the decode
+  // rule (DecodeRulesUpToM64).
+  EXPECT_EQ(tile(2176, 2112, 65), "32x128");   // 2176 = 17 x 128
+  EXPECT_EQ(tile(2176, 2112, 1024), "32x128"); // 32 x 17 = 544
+  EXPECT_EQ(tile(2176, 2112, 1025), "64x128");
+  EXPECT_EQ(tile(2176, 2112, 4097), "128x128");
+  EXPECT_EQ(tile(7040, 2112, 1024), "64x128"); // 32 x 55 = 1760: grown
   ConfigChoice large = select(problem(7168, 2112), 16384);
-  EXPECT_EQ(large.sourceLabel(), "heuristic:packed");
+  EXPECT_EQ(large.sourceLabel(), "heuristic:pingpong");
   EXPECT_EQ(large.config.tileN, 256);
   EXPECT_EQ(large.config.tileK, 64); // 2112 = 33 * 64
-  EXPECT_TRUE(large.config.readsWeightPanels());
+  EXPECT_FALSE(large.config.readsWeightPanels());
   ConfigChoice narrow = select(problem(96, 7168), 20000);
   EXPECT_EQ(narrow.sourceLabel(), "heuristic:staged");
   EXPECT_EQ(narrow.config.tileN, 32);
@@ -247,30 +283,51 @@ TEST(ConfigSelectionTest, DecodeRulesUpToM64) {
     ConfigChoice c = select(problem(n, k), m);
     return c.sourceLabel() + ": " + formatConfigBody(c.config);
   };
-  // Row-major W (N not a multiple of 128 or K not of 64), any N and K:
-  // 16x16x128 direct loads, tile_m 16 up to M = 16 and 64 above.
+  // Row-major W, any N and K: 16x16x128 direct loads, loads_first; 16 x 32
+  // tiles (1x2 waves, 3 stages) up to M = 16, 32 x 64 (one wave, 2
+  // stages) above.
   EXPECT_EQ(body(1000, 992, 1),
-            "heuristic:decode: tile_m = 16, tile_n = 64, tile_k = 256, "
-            "waves_m = 1, waves_n = 4, mfma = m16n16k128");
-  EXPECT_EQ(body(96, 7168, 17),
-            "heuristic:decode: tile_m = 64, tile_n = 64, tile_k = 256, "
-            "waves_m = 2, waves_n = 2, mfma = m16n16k128");
+            "heuristic:decode: tile_m = 16, tile_n = 32, tile_k = 256, "
+            "waves_m = 1, waves_n = 2, mfma = m16n16k128, stages = 3, "
+            "schedule = loads_first");
   EXPECT_EQ(body(100, 96, 64),
-            "heuristic:decode: tile_m = 64, tile_n = 64, tile_k = 128, "
-            "waves_m = 2, waves_n = 2, mfma = m16n16k128");
+            "heuristic:decode: tile_m = 32, tile_n = 64, tile_k = 128, "
+            "waves_m = 1, waves_n = 1, mfma = m16n16k128, stages = 2, "
+            "schedule = loads_first");
   EXPECT_NE(body(1000, 1152, 16).find("tile_k = 128"), std::string::npos)
       << "128 divides K = 1152: no masked K tail";
-  // W in MFMA panels: 32 x 64 tiles, X direct, the largest K tile <= 512.
-  EXPECT_EQ(body(7168, 2112, 4),
+  // K split where the tiles leave CUs idle: 96 x 7168 at M = 17 is two
+  // tiles; 8 segments would not divide 7168 into 256-deep tiles.
+  EXPECT_EQ(body(96, 7168, 17),
+            "heuristic:decode: tile_m = 32, tile_n = 64, tile_k = 256, "
+            "waves_m = 1, waves_n = 1, mfma = m16n16k128, stages = 2, "
+            "schedule = loads_first, k_splits = 4");
+  auto splits = [](int64_t n, int64_t k, int64_t m) {
+    return select(problem(n, k), m).config.kSplits;
+  };
+  EXPECT_EQ(splits(1536, 7168, 4), 4);   // 48 tiles
+  EXPECT_EQ(splits(7168, 16384, 4), 1);  // 224 tiles: 448 > 256
+  EXPECT_EQ(splits(7168, 16384, 32), 4); // 112 tiles: 448 <= 512
+  EXPECT_EQ(splits(7168, 2048, 32), 2);  // 4 segments would be 512 deep
+  EXPECT_EQ(splits(7168, 2112, 4), 1);   // 2112 = 8 x 256 + 64
+  // W in MFMA panels (a key whose entries read them): 32 x 64 tiles, X
+  // direct, the largest K tile <= 512.
+  TuningDatabase db;
+  db.entries = {entry("packed", 7168, 2112, 8193, 16384, packedConfig()),
+                entry("packed2", 4096, 5120, 8193, 16384, packedConfig())};
+  EXPECT_EQ(body(7168, 2112, 4).substr(0, 16), "heuristic:decode");
+  ConfigChoice c = select(problem(7168, 2112), 4, &db);
+  EXPECT_EQ(c.sourceLabel() + ": " + formatConfigBody(c.config),
             "heuristic:packed-decode: tile_m = 32, tile_n = 64, tile_k = 64, "
             "waves_m = 1, waves_n = 2, mfma = m32n32k64, "
             "stage_w = packed_registers");
-  EXPECT_EQ(select(problem(4096, 5120), 64).config.tileK, 512);
+  EXPECT_EQ(select(problem(4096, 5120), 64, &db).config.tileK, 512);
   // From M = 65 the tiled rules.
   EXPECT_EQ(select(problem(1000, 992), 65).name, "naive-size");
-  EXPECT_EQ(select(problem(7168, 2112), 65).name, "packed");
+  EXPECT_EQ(select(problem(7168, 2112), 65).name, "staged");
+  EXPECT_EQ(select(problem(7168, 2112), 65, &db).name, "packed");
   // No hint: sized for M = 16384, not decode.
-  EXPECT_EQ(select(problem(7168, 2112), 0).name, "packed");
+  EXPECT_EQ(select(problem(7168, 2112), 0).name, "pingpong");
 }
 
 TEST(ConfigSelectionTest, BadInputIsAMessage) {

@@ -189,7 +189,7 @@ int main(void) {
   result = mxgemmCompile(module, NULL);
   CHECK(!mxgemmCompileResultIsNull(result) &&
             strstr(mxgemmCompileResultGetMetadataJSON(result).data,
-                   "\"config_source\": \"heuristic:packed-decode\"") != NULL,
+                   "\"config_source\": \"heuristic:decode\"") != NULL,
         "the descriptor records the heuristic rule");
   mxgemmCompileResultDestroy(result);
   mlirModuleDestroy(module);
