@@ -145,10 +145,9 @@ std::optional<KernelConfig> packedFamily(const GemmProblem &p, int64_t m,
   return c;
 }
 
-/// Workgroups of tile_m x tile_n tiles over M x N.
-int64_t tileCount(const GemmProblem &p, int64_t m, int64_t tileM,
-                  int64_t tileN) {
-  return (m + tileM - 1) / tileM * ((p.n + tileN - 1) / tileN);
+/// Output tiles of `c` over M x N (workgroups before any K split).
+int64_t tileCount(const KernelConfig &c, const GemmProblem &p, int64_t m) {
+  return (m + c.tileM - 1) / c.tileM * ((p.n + c.tileN - 1) / c.tileN);
 }
 
 /// Rounds of `workgroups` at one workgroup per CU.
@@ -179,33 +178,48 @@ KernelConfig pingPongConfig(int64_t tileM, int64_t tileN, int64_t tileK,
   return c;
 }
 
+/// The most of 8, 4, 2 K segments that divide K into whole K tiles, keep
+/// every segment at least 1024 deep and `tiles` x segments within
+/// `maxWorkgroups`; 1 if none does (no split).
+int64_t fillingKSplits(const GemmProblem &p, int64_t tileK, int64_t tiles,
+                       int64_t maxWorkgroups) {
+  for (int64_t splits : {8, 4, 2})
+    if (p.k % (splits * tileK) == 0 && p.k / splits >= 1024 &&
+        tiles * splits <= maxWorkgroups)
+      return splits;
+  return 1;
+}
+
+/// The two-slot kernel of the database's large-M entries: 256x256x128, 4x2
+/// waves of 32x32x64 MFMAs, two LDS slots (docs/Design.md, "Two-slot
+/// ping-pong").
+KernelConfig twoSlotConfig() {
+  return pingPongConfig(256, 256, 128, 4, 2, MfmaShape::M32N32K64, 2);
+}
+
 /// The database's mid-M structure (R2, the entries of engram, wo_b,
 /// shared_gate_up and fused_qkv from M = 65 to 1024): 128x256x128, 2x4
 /// waves of 16x16x128 MFMAs in two ping-pong groups, both operands through
 /// a 3-stage XOR-swizzled LDS ring, 8x4 groups with XCD remap; K split
-/// (the most of 2, 4, 8 that keeps every segment at least 1024 deep and
-/// the grid within one round) where its tiles leave CUs idle. Up to M =
-/// 1024 where K >= 4096 or its tiles fill half the CUs (else `staged`'s
-/// smaller tiles win); above, where its rounds are fewer than the
-/// two-slot kernel's by more than a two-slot round's cost (1.5 of its own,
-/// as ranked on mxgemm-sim; docs/Compiler.md).
+/// (fillingKSplits, the grid within one round) where its tiles leave CUs
+/// idle. Up to M = 1024 where K >= 4096 or its tiles fill half the CUs
+/// (else `staged`'s smaller tiles win); above, where its rounds are fewer
+/// than the two-slot kernel's by more than a two-slot round's cost (1.5 of
+/// its own, as ranked on mxgemm-sim; docs/Compiler.md).
 std::optional<KernelConfig> r2Family(const GemmProblem &p, int64_t m,
                                      const target::TargetModel &t) {
   if (m < 65 || p.n % 256 || p.k % 128)
     return std::nullopt;
-  const int64_t tiles = tileCount(p, m, 128, 256);
-  if (m <= 1024
-          ? p.k < 4096 && 2 * tiles < t.numCus
-          : 2 * rounds(tiles, t) >= 3 * rounds(tileCount(p, m, 256, 256), t))
-    return std::nullopt;
   KernelConfig c =
       pingPongConfig(128, 256, 128, 2, 4, MfmaShape::M16N16K128, 3);
-  for (int64_t splits : {8, 4, 2})
-    if (p.k % (splits * c.tileK) == 0 && p.k / splits >= 1024 &&
-        tiles * splits <= t.numCus) {
-      c.kSplits = splits;
-      break;
-    }
+  const int64_t tiles = tileCount(c, p, m);
+  const bool pays = m <= 1024
+                        ? p.k >= 4096 || 2 * tiles >= t.numCus
+                        : 2 * rounds(tiles, t) <
+                              3 * rounds(tileCount(twoSlotConfig(), p, m), t);
+  if (!pays)
+    return std::nullopt;
+  c.kSplits = fillingKSplits(p, c.tileK, tiles, t.numCus);
   return c;
 }
 
@@ -220,7 +234,7 @@ std::optional<KernelConfig> pingPongFamily(const GemmProblem &p, int64_t m,
   if (m < 1025 || p.n % 256 || p.k % 64)
     return std::nullopt;
   if (p.k % 128 == 0)
-    return pingPongConfig(256, 256, 128, 4, 2, MfmaShape::M32N32K64, 2);
+    return twoSlotConfig();
   return pingPongConfig(256, 256, 64, 4, 2, MfmaShape::M32N32K64, 3);
 }
 
@@ -242,15 +256,15 @@ std::optional<KernelConfig> stagedFamily(const GemmProblem &p, int64_t m,
 }
 
 /// Decode (M <= 64), W row-major: the structure of the database's decode
-/// entries (docs/Compiler.md, "How the rules were ranked"): 16x16x128
+/// entries (docs/Compiler.md, "The rules ranked for keys outside the
+/// database"): 16x16x128
 /// MFMAs with both operands loaded straight to registers (no LDS ring, no
 /// barrier), `loads_first`, narrow tiles so that W spreads over the CUs:
 /// 16 x 32 (1x2 waves, 3 stages) up to M = 16, 32 x 64 (one wave, 2
 /// stages) above. K splits (the segment rule; a second launch adds the
-/// partials) where the tiles alone leave CUs idle: the most of 2, 4, 8
-/// that keep every segment at least 1024 deep and the grid within 256
-/// workgroups (M <= 16) or 512 (the one-wave tiles). tile_k 256 (128
-/// where 128 divides K and 256 does not, or K < 256). Direct loads mask
+/// partials) where the tiles alone leave CUs idle (fillingKSplits), the
+/// grid within 256 workgroups (M <= 16) or 512 (the one-wave tiles). tile_k 256
+/// (128 where 128 divides K and 256 does not, or K < 256). Direct loads mask
 /// partial tile columns and K tails, so it fits every N and K.
 std::optional<KernelConfig> decodeFamily(const GemmProblem &p, int64_t m,
                                          const target::TargetModel &t) {
@@ -275,13 +289,7 @@ std::optional<KernelConfig> decodeFamily(const GemmProblem &p, int64_t m,
     c.stages = 2;
     maxWorkgroups = 2 * t.numCus;
   }
-  const int64_t tiles = tileCount(p, m, c.tileM, c.tileN);
-  for (int64_t splits : {8, 4, 2})
-    if (p.k % (splits * c.tileK) == 0 && p.k / splits >= 1024 &&
-        tiles * splits <= maxWorkgroups) {
-      c.kSplits = splits;
-      break;
-    }
+  c.kSplits = fillingKSplits(p, c.tileK, tileCount(c, p, m), maxWorkgroups);
   return c;
 }
 

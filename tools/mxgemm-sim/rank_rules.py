@@ -60,7 +60,9 @@ def candidates(n, k, m):
 
 
 def simulate(build, out_dir, n, k, m, name, config):
-    path = os.path.join(out_dir, f"{n}x{k}_m{m}_{len(name)}_{abs(hash(name))}.hsaco")
+    # Candidate names are unique per key and M; str hashes vary per process.
+    slug = name.replace(" ", "_")
+    path = os.path.join(out_dir, f"{n}x{k}_m{m}_{slug}.hsaco")
     cmd = [os.path.join(build, "bin", "mxgemm-compile"), "--n", str(n), "--k",
            str(k), "--m", str(m), "-o", path]
     if config:

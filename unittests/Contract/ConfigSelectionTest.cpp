@@ -177,8 +177,8 @@ TEST(ConfigSelectionTest, R2SplitsKToFillTheCus) {
   EXPECT_EQ(pick(7168, 16384, 256), "r2/4");
   // 7168 x 16384, M = 1024: 224 tiles, no split fits one round.
   EXPECT_EQ(pick(7168, 16384, 1024), "r2/1");
-  // 2304 x 5120, M = 1024 (not the database's key: 2304 x 5120 is; use
-  // 2560): 8 x 10 = 80 tiles, 4 x 80 = 320 > 256.
+  // 2560 x 5120, M = 1024 (a key off the database, unlike 2304 x 5120):
+  // 8 x 10 = 80 tiles, 4 x 80 = 320 > 256.
   EXPECT_EQ(pick(2560, 5120, 1024), "r2/2");
   // K < 4096 and fewer tiles than half the CUs: staged.
   EXPECT_EQ(pick(7168, 2048, 256).substr(0, 6), "staged");
