@@ -41,6 +41,31 @@ std::string ConfigChoice::sourceLabel() const {
   return "?";
 }
 
+KernelConfig contract::pingPongConfig(int64_t tileM, int64_t tileN,
+                                      int64_t tileK, int64_t wavesM,
+                                      int64_t wavesN, MfmaShape mfma,
+                                      int64_t stages) {
+  KernelConfig c;
+  c.tileM = tileM;
+  c.tileN = tileN;
+  c.tileK = tileK;
+  c.wavesM = wavesM;
+  c.wavesN = wavesN;
+  c.mfma = mfma;
+  c.groupM = 8;
+  c.groupN = 4;
+  c.xcdRemap = true;
+  c.stageX = c.stageW = Staging::LdsAsync;
+  c.stages = stages;
+  c.ldsLayout = LdsLayout::Xor;
+  c.schedule = Schedule::PingPong;
+  return c;
+}
+
+KernelConfig contract::twoSlotConfig() {
+  return pingPongConfig(256, 256, 128, 4, 2, MfmaShape::M32N32K64, 2);
+}
+
 namespace {
 /// The largest of `sizes` (descending) that divides `extent`, or 0.
 int64_t largestDivisor(int64_t extent, std::initializer_list<int64_t> sizes) {
@@ -155,29 +180,6 @@ int64_t rounds(int64_t workgroups, const target::TargetModel &t) {
   return (workgroups + t.numCus - 1) / t.numCus;
 }
 
-/// Both operands through an XOR-swizzled LDS ring of `stages`, two groups
-/// of waves taking turns (ping-pong), 8x4 tile groups with XCD remap: the
-/// structure of the database's entries from M = 65 up.
-KernelConfig pingPongConfig(int64_t tileM, int64_t tileN, int64_t tileK,
-                            int64_t wavesM, int64_t wavesN, MfmaShape mfma,
-                            int64_t stages) {
-  KernelConfig c;
-  c.tileM = tileM;
-  c.tileN = tileN;
-  c.tileK = tileK;
-  c.wavesM = wavesM;
-  c.wavesN = wavesN;
-  c.mfma = mfma;
-  c.groupM = 8;
-  c.groupN = 4;
-  c.xcdRemap = true;
-  c.stageX = c.stageW = Staging::LdsAsync;
-  c.stages = stages;
-  c.ldsLayout = LdsLayout::Xor;
-  c.schedule = Schedule::PingPong;
-  return c;
-}
-
 /// The most of 8, 4, 2 K segments that divide K into whole K tiles, keep
 /// every segment at least 1024 deep and `tiles` x segments within
 /// `maxWorkgroups`; 1 if none does (no split).
@@ -188,13 +190,6 @@ int64_t fillingKSplits(const GemmProblem &p, int64_t tileK, int64_t tiles,
         tiles * splits <= maxWorkgroups)
       return splits;
   return 1;
-}
-
-/// The two-slot kernel of the database's large-M entries: 256x256x128, 4x2
-/// waves of 32x32x64 MFMAs, two LDS slots (docs/Design.md, "Two-slot
-/// ping-pong").
-KernelConfig twoSlotConfig() {
-  return pingPongConfig(256, 256, 128, 4, 2, MfmaShape::M32N32K64, 2);
 }
 
 /// The database's mid-M structure (R2, the entries of engram, wo_b,

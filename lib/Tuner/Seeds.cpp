@@ -2,6 +2,8 @@
 
 #include "mxgemm/Tuner/Seeds.h"
 
+#include "mxgemm/Contract/ConfigSelection.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -71,17 +73,10 @@ KernelConfig direct(Tile t, int64_t tileK, MfmaShape mfma) {
 }
 
 /// X and W through a 3-stage XOR LDS ring, two groups of waves taking turns
-/// (docs/Design.md, "Ping-pong").
+/// (docs/Design.md, "Ping-pong"), 32x32x64 MFMAs.
 KernelConfig pingPong(Tile t, int64_t tileK) {
-  KernelConfig c = direct(t, tileK, MfmaShape::M32N32K64);
-  c.groupM = 8;
-  c.groupN = 4;
-  c.xcdRemap = true;
-  c.stageX = c.stageW = Staging::LdsAsync;
-  c.stages = 3;
-  c.ldsLayout = LdsLayout::Xor;
-  c.schedule = Schedule::PingPong;
-  return c;
+  return contract::pingPongConfig(t.m, t.n, tileK, t.waveM, t.waveN,
+                                  MfmaShape::M32N32K64, 3);
 }
 
 /// X through a padded 2-stage LDS ring, W straight from MFMA panels.
@@ -194,9 +189,7 @@ void rowMajor(const contract::GemmProblem &p, int64_t m, int64_t cus,
     // two-slot ring, each K tile in two turns (docs/Design.md, "Two-slot
     // ping-pong").
     if (m > 1024) {
-      KernelConfig q = pingPong({256, 256, 4, 2}, 128);
-      q.stages = 2;
-      out.push_back({"Q3 two-slot 256x256x128", q});
+      out.push_back({"Q3 two-slot 256x256x128", contract::twoSlotConfig()});
     }
   }
   if (m > 1024) {

@@ -92,6 +92,20 @@ struct ConfigChoice {
 /// returns it for every generic problem.
 KernelConfig genericConfig(int64_t m);
 
+/// Both operands through an XOR-swizzled LDS ring of `stages`, two groups
+/// of waves taking turns (schedule = pingpong), 8x4 tile groups with XCD
+/// remap: the structure of the database's entries from M = 65 up. The
+/// heuristic's rules and the tuner's seeds build it here, so both mean the
+/// same kernel by it.
+KernelConfig pingPongConfig(int64_t tileM, int64_t tileN, int64_t tileK,
+                            int64_t wavesM, int64_t wavesN, MfmaShape mfma,
+                            int64_t stages);
+
+/// The two-slot kernel of the database's large-M entries: pingPongConfig
+/// with 256x256x128 tiles, 4x2 waves of 32x32x64 MFMAs and two LDS slots
+/// (docs/Design.md, "Two-slot ping-pong").
+KernelConfig twoSlotConfig();
+
 /// The M ranges of the generic kernels the runtime embeds, one per
 /// genericConfig structure, with the M hint each is compiled for.
 struct GenericBucket {
