@@ -66,6 +66,10 @@ KernelConfig contract::twoSlotConfig() {
   return pingPongConfig(256, 256, 128, 4, 2, MfmaShape::M32N32K64, 2);
 }
 
+KernelConfig contract::r2Config() {
+  return pingPongConfig(128, 256, 128, 2, 4, MfmaShape::M16N16K128, 3);
+}
+
 namespace {
 /// The largest of `sizes` (descending) that divides `extent`, or 0.
 int64_t largestDivisor(int64_t extent, std::initializer_list<int64_t> sizes) {
@@ -205,8 +209,7 @@ std::optional<KernelConfig> r2Family(const GemmProblem &p, int64_t m,
                                      const target::TargetModel &t) {
   if (m < 65 || p.n % 256 || p.k % 128)
     return std::nullopt;
-  KernelConfig c =
-      pingPongConfig(128, 256, 128, 2, 4, MfmaShape::M16N16K128, 3);
+  KernelConfig c = r2Config();
   const int64_t tiles = tileCount(c, p, m);
   const bool pays = m <= 1024
                         ? p.k >= 4096 || 2 * tiles >= t.numCus
@@ -252,15 +255,15 @@ std::optional<KernelConfig> stagedFamily(const GemmProblem &p, int64_t m,
 
 /// Decode (M <= 64), W row-major: the structure of the database's decode
 /// entries (docs/Compiler.md, "The rules ranked for keys outside the
-/// database"): 16x16x128
-/// MFMAs with both operands loaded straight to registers (no LDS ring, no
-/// barrier), `loads_first`, narrow tiles so that W spreads over the CUs:
-/// 16 x 32 (1x2 waves, 3 stages) up to M = 16, 32 x 64 (one wave, 2
-/// stages) above. K splits (the segment rule; a second launch adds the
-/// partials) where the tiles alone leave CUs idle (fillingKSplits), the
-/// grid within 256 workgroups (M <= 16) or 512 (the one-wave tiles). tile_k 256
-/// (128 where 128 divides K and 256 does not, or K < 256). Direct loads mask
-/// partial tile columns and K tails, so it fits every N and K.
+/// database"): 16x16x128 MFMAs with both operands loaded straight to
+/// registers (no LDS ring, no barrier), `loads_first`, narrow tiles so that
+/// W spreads over the CUs: 16 x 32 (1x2 waves, 3 stages) up to M = 16,
+/// 32 x 64 (one wave, 2 stages) above. K splits (the segment rule; a second
+/// launch adds the partials) where the tiles alone leave CUs idle
+/// (fillingKSplits), the grid within 256 workgroups (M <= 16) or 512 (the
+/// one-wave tiles). tile_k 256 (128 where 128 divides K and 256 does not,
+/// or K < 256). Direct loads mask partial tile columns and K tails, so it
+/// fits every N and K.
 std::optional<KernelConfig> decodeFamily(const GemmProblem &p, int64_t m,
                                          const target::TargetModel &t) {
   if (m > 64)

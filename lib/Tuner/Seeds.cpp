@@ -182,15 +182,12 @@ void rowMajor(const contract::GemmProblem &p, int64_t m, int64_t cus,
     // R2 with 16x16x128 MFMAs, the form of the qualified engram,
     // shared_gate_up and fused_qkv entries, predicted faster than the
     // 32x32x64 form there (docs/Performance.md).
-    KernelConfig r2 = pingPong({128, 256, 2, 4}, 128);
-    r2.mfma = MfmaShape::M16N16K128;
-    out.push_back({"R2 16x16x128", r2});
+    out.push_back({"R2 16x16x128", contract::r2Config()});
     // Q3's 256x256 tile with 128-K copies (whole 128-byte rows) in a
     // two-slot ring, each K tile in two turns (docs/Design.md, "Two-slot
     // ping-pong").
-    if (m > 1024) {
+    if (m > 1024)
       out.push_back({"Q3 two-slot 256x256x128", contract::twoSlotConfig()});
-    }
   }
   if (m > 1024) {
     // The structure with both operands through an XOR ring, one schedule.

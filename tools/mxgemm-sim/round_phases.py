@@ -47,10 +47,10 @@ def phases(waves):
     """The phase boundaries of one workgroup and its waves' mean state times."""
     every = [s for wave in waves for s in wave]
     mfmas = [s for s in every if s["name"] == "issue_mfma"]
-    start = min(s["ts"] for s in every)
-    end = max(s["ts"] + s["dur"] for s in every)
     if not mfmas:
         return None
+    start = min(s["ts"] for s in every)
+    end = max(s["ts"] + s["dur"] for s in every)
     first = min(s["ts"] for s in mfmas)
     last = max(s["ts"] + s["dur"] for s in mfmas)
     states = [collections.Counter() for _ in range(3)]

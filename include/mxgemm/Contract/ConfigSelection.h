@@ -106,6 +106,10 @@ KernelConfig pingPongConfig(int64_t tileM, int64_t tileN, int64_t tileK,
 /// (docs/Design.md, "Two-slot ping-pong").
 KernelConfig twoSlotConfig();
 
+/// The database's mid-M structure (R2): pingPongConfig with 128x256x128
+/// tiles, 2x4 waves of 16x16x128 MFMAs and a 3-stage ring, unsplit.
+KernelConfig r2Config();
+
 /// The M ranges of the generic kernels the runtime embeds, one per
 /// genericConfig structure, with the M hint each is compiled for.
 struct GenericBucket {
